@@ -1,0 +1,60 @@
+# tally — hand-written Makefile.  `make` builds bin/tally; `make test` and
+# `make demo` first install the Debian packages that are missing.
+
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -MP
+CPPFLAGS += -Ivm -D_GNU_SOURCE
+LDLIBS  = -lgc -lffi -ldl -lm -lpthread
+
+VM_SRC   := $(filter-out vm/main.c,$(wildcard vm/*.c))
+VM_OBJ   := $(VM_SRC:%.c=build/%.o)
+SW_OBJ   := $(filter-out build/vm/interp.o,$(VM_OBJ)) build/switch/interp.o
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
+
+.PHONY: all setup test demo bench-interp clean
+all: bin/tally bin/tally-switch
+
+bin/tally: build/vm/main.o $(VM_OBJ)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The same VM with switch dispatch instead of computed goto.
+bin/tally-switch: build/vm/main.o $(SW_OBJ)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/switch/interp.o: vm/interp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DVM_SWITCH_DISPATCH -c -o $@ $<
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/unit-tests: $(UNIT_OBJ) $(VM_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+setup:
+	@sh tools/setup.sh
+
+test: setup
+	@$(MAKE) --no-print-directory all build/unit-tests build/mutate
+	@bash tests/run.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory bin/tally
+	bin/tally run examples/fib.tla 27
+
+bench-interp: setup
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/micro/run.sh
+
+clean:
+	rm -rf build bin
+
+-include $(wildcard build/*/*.d build/*/*/*.d build/*/*/*/*.d)

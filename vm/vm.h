@@ -1,0 +1,476 @@
+/* vm/vm.h — the tally virtual machine: module format, runtime objects, API.
+ *
+ * One header for everything the VM exports (prefix vm_ / Vm).  Life of a
+ * program:
+ *
+ *   .tla text ──vm_asm──▶ VmModule ◀──vm_module_read── .tlb bytes
+ *                           │  ▲vm_module_write / vm_dis (back to bytes / text)
+ *                           ▼
+ *                      vm_verify        types, indices, targets, returns
+ *                           ▼
+ *                      vm_link          runtime classes, vtables, itables,
+ *                           │           natives (dlopen+ffi), constants,
+ *                           ▼           threaded code, profile counters
+ *                      vm_run           interpreter; hooks to higher tiers
+ *
+ * A VmModule is the decoded, in-memory form of a module: the assembler
+ * builds one, the reader decodes one, the writer and disassembler print
+ * one.  Cross references are indices until vm_link resolves them to
+ * pointers (VmInsn.k.p, VmType.cls, ...).  Nothing executes before
+ * vm_verify accepted the module.
+ */
+#ifndef TALLY_VM_H
+#define TALLY_VM_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VM_VERSION_STRING "0.1.0"
+#define VM_FORMAT_MAGIC "TLB\x1a"     /* 4 bytes at the start of a .tlb */
+#define VM_FORMAT_VERSION 1u          /* bumped on any incompatible change */
+#define VM_NONE UINT32_MAX            /* "no index" in module tables */
+
+typedef struct Vm Vm;
+typedef struct VmThread VmThread;
+typedef struct VmModule VmModule;
+typedef struct VmType VmType;
+typedef struct VmClass VmClass;
+typedef struct VmMethod VmMethod;
+typedef struct VmNative VmNative;
+
+/* ---- errors returned by library code (never exit()) -------------------- */
+
+typedef struct VmError {
+    char msg[1024];
+} VmError;
+
+/* Formats into err (if non-NULL) and returns false, for `return vm_fail(...)`. */
+bool vm_fail(VmError *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- opcodes ------------------------------------------------------------ */
+
+typedef enum VmOp {
+#define OP(name, operands, types, summary) VM_OP_##name,
+#include "opcodes.def"
+#undef OP
+    VM_OP_COUNT
+} VmOp;
+
+typedef struct VmOpInfo {
+    const char *name;      /* "ADD" */
+    const char *operands;  /* "drr" */
+    const char *types;     /* "III" or "*" */
+    const char *summary;
+} VmOpInfo;
+
+extern const VmOpInfo vm_op_info[VM_OP_COUNT];
+int vm_op_lookup(const char *name, size_t len);  /* -1 if unknown */
+
+/* ---- values and decoded instructions ------------------------------------ */
+
+/* One register, one field, one global: 8 bytes, typed statically. */
+typedef union VmValue {
+    int64_t i;      /* int, and bool as 0/1 */
+    double f;
+    void *p;        /* any reference; NULL is null */
+} VmValue;
+
+/* A decoded instruction.  Operands fill a, b, c in order of the opcode's
+ * operand string; `i`/`f` immediates go to k.  vm_link fills `h` with the
+ * handler address (threaded dispatch) and k.p / k.i with resolved data:
+ *   conditional branches, backward JMP, LOOP: k.i = branch profile slot
+ *   CALL: k.p = VmMethod*     CALLV/CALLI: k.p = VmCallSite*
+ *   CALLN: k.p = VmNative*    CLOS: k.p = VmMethod*
+ *   NEW: k.p = VmClass*       NEWA/ISA/CAST: k.p = VmType*
+ *   LDK: k.p = VmString*      LDG/STG: k.p = VmValue* (the global)
+ *   GETF/PUTF: k.i = field slot index in the object
+ * D operands hold -1 for "none". */
+typedef struct VmInsn {
+    const void *h;
+    uint32_t op;
+    int32_t a, b, c;
+    union { int64_t i; double f; void *p; } k;
+} VmInsn;
+
+/* ---- types -------------------------------------------------------------- */
+
+typedef enum VmTypeKind {
+    VM_T_VOID,     /* only as a return type */
+    VM_T_INT,
+    VM_T_FLOAT,
+    VM_T_BOOL,
+    VM_T_STRING,
+    VM_T_OBJECT,   /* the root reference type */
+    VM_T_CLASS,    /* ref = class index */
+    VM_T_IFACE,    /* ref = class index of an interface */
+    VM_T_ARRAY,    /* ref = element type index (< own index) */
+    VM_T_FUNC,     /* ret + params: type indices (< own index) */
+    VM_T_COUNT
+} VmTypeKind;
+
+struct VmType {
+    uint8_t kind;
+    uint32_t ref;          /* CLASS/IFACE: class index; ARRAY: element type */
+    uint32_t ret;          /* FUNC: return type index */
+    uint32_t nparams;      /* FUNC */
+    uint32_t *params;      /* FUNC: parameter type indices */
+    /* filled by vm_link */
+    VmClass *cls;          /* CLASS/IFACE: the class; ARRAY/FUNC: the runtime
+                              class of such arrays / closures */
+    VmType *elem;          /* ARRAY: element type */
+    VmType *canon;         /* the first structurally equal type in the module */
+};
+
+static inline bool vm_type_is_ref(const VmType *t) { return t->kind >= VM_T_STRING; }
+
+/* ---- module tables ------------------------------------------------------ */
+
+enum {                      /* VmClass.flags */
+    VM_C_ABSTRACT = 1u << 0,
+    VM_C_INTERFACE = 1u << 1,
+};
+
+enum {                      /* VmMethod.flags */
+    VM_M_STATIC = 1u << 0,   /* no receiver */
+    VM_M_ABSTRACT = 1u << 1, /* no code (interface or abstract method) */
+    VM_M_LAMBDA = 1u << 2,   /* register 0 is the closure; ncaps captures */
+};
+
+typedef struct VmField {
+    char *name;
+    uint32_t owner;        /* class index */
+    uint32_t type;         /* type index */
+    uint32_t slot;         /* filled by vm_link: index among the object's fields */
+} VmField;
+
+typedef struct VmLine {
+    uint32_t pc;           /* first instruction index with this line */
+    uint32_t line;
+} VmLine;
+
+typedef enum VmRuntimeKind {   /* VmClass.rkind: what instances look like */
+    VM_RK_OBJECT,   /* the root class Object (never instantiated) */
+    VM_RK_INSTANCE, /* a class of the module */
+    VM_RK_IFACE,    /* an interface (no instances) */
+    VM_RK_STRING,
+    VM_RK_ARRAY,
+    VM_RK_CLOSURE,
+} VmRuntimeKind;
+
+/* A class or interface of the module; vm_link also makes runtime-only
+ * classes for Object, string, each array type and each function type. */
+struct VmClass {
+    char *name;
+    uint32_t flags;        /* VM_C_* */
+    uint32_t super;        /* class index, VM_NONE = Object */
+    uint32_t nifaces;      /* declared interfaces (class) / super-interfaces */
+    uint32_t *ifaces;      /* class indices */
+    uint32_t nvtable;      /* class: vtable = method indices, inherited slots */
+    uint32_t *vtable;      /*   first;  interface: its methods in slot order */
+    /* filled by vm_link */
+    uint8_t rkind;         /* VmRuntimeKind */
+    uint32_t index;
+    VmClass *superc;       /* NULL for Object and interfaces */
+    uint32_t depth;        /* Object = 0 */
+    VmClass **display;     /* display[d] = ancestor at depth d (d <= depth) */
+    uint32_t nfields;      /* all fields, inherited first */
+    VmType **field_types;
+    size_t size;           /* bytes of an instance */
+    bool has_refs;         /* false: allocate atomic */
+    VmMethod **vt;         /* resolved vtable */
+    uint32_t nall_ifaces;  /* every interface implemented, transitively */
+    VmClass **all_ifaces;
+    VmMethod ***itables;   /* itables[i][slot] for all_ifaces[i] */
+    VmType *type;          /* ARRAY/CLOSURE classes: their type */
+};
+
+/* Per conditional branch (and backward jump): execution counts. */
+typedef struct VmBranchProf {
+    uint64_t taken;
+    uint64_t not_taken;
+    uint32_t pc;
+} VmBranchProf;
+
+#define VM_SITE_WAYS 4
+/* Per virtual/interface call site: receiver classes seen, and the inline
+ * cache the interpreter uses for interface dispatch. */
+typedef struct VmCallSite {
+    VmMethod *target;      /* the statically named method */
+    uint32_t pc;
+    VmClass *cache_cls;
+    VmMethod *cache_m;
+    struct { VmClass *cls; uint64_t count; } seen[VM_SITE_WAYS];
+    uint64_t other;        /* calls whose receiver class did not fit */
+} VmCallSite;
+
+typedef struct VmProfile {
+    uint64_t calls;        /* invocations */
+    uint64_t backedges;    /* backward jumps taken */
+    int64_t hot_countdown; /* calls + backedges left until the hot hook */
+    bool hot;              /* the hot hook has been called */
+    uint32_t nbranches;
+    VmBranchProf *branches;
+    uint32_t nsites;
+    VmCallSite *sites;
+} VmProfile;
+
+/* How a method is entered: the interpreter's entry, or compiled code.
+ * args points at the caller's argument registers (param 0 first). */
+typedef VmValue (*VmEntry)(VmThread *t, VmMethod *m, VmValue *args);
+
+struct VmMethod {
+    VmEntry entry;         /* current entry: one store installs new code */
+    char *name;            /* "Class.name", "name" for functions */
+    uint32_t flags;        /* VM_M_* */
+    uint32_t owner;        /* class index, VM_NONE for functions */
+    uint32_t nparams;      /* registers 0..nparams-1 are the parameters */
+    uint32_t ret;          /* type index (VM_T_VOID type for none) */
+    uint32_t nregs;
+    uint32_t *regs;        /* type index of each register */
+    uint32_t ncaps;        /* LAMBDA: capture types */
+    uint32_t *caps;
+    uint32_t ncode;
+    VmInsn *code;
+    uint32_t nlines;       /* sorted by pc */
+    VmLine *lines;
+    /* filled by vm_link */
+    uint32_t index;
+    VmModule *module;
+    VmClass *ownerc;
+    int32_t slot;          /* vtable or interface slot, -1 if none */
+    VmType *rtype;         /* resolved return type */
+    VmProfile prof;
+    void *tier;            /* owned by the higher tiers (jit/, audit/) */
+};
+
+typedef VmValue (*VmBuiltinFn)(VmThread *t, VmValue *args);
+
+struct VmNative {
+    char *name;            /* name the module calls it by */
+    char *lib;             /* "" = built-in; else a dlopen() name */
+    char *symbol;
+    uint32_t nparams;
+    uint32_t *params;      /* type indices */
+    uint32_t ret;          /* type index */
+    /* filled by vm_link */
+    VmBuiltinFn builtin;   /* built-ins */
+    void *fn;              /* extern: the symbol's address */
+    void *cif;             /* extern: ffi_cif * */
+};
+
+typedef struct VmGlobal {
+    char *name;
+    uint32_t type;
+} VmGlobal;
+
+typedef struct VmConst {   /* the constant pool holds strings */
+    char *bytes;           /* NUL-terminated copy; may contain NULs */
+    uint32_t len;
+} VmConst;
+
+struct VmModule {
+    char *name;            /* module name */
+    char *source;          /* source file named in stack traces */
+    uint32_t nconsts;   VmConst *consts;
+    uint32_t ntypes;    VmType *types;
+    uint32_t nclasses;  VmClass *classes;     /* classes and interfaces */
+    uint32_t nfields;   VmField *fields;
+    uint32_t nmethods;  VmMethod *methods;
+    uint32_t nnatives;  VmNative *natives;
+    uint32_t nglobals;  VmGlobal *globals;
+    uint32_t main;         /* method index, VM_NONE if the module has none */
+    uint32_t init;         /* method run before main (global initializers) */
+    /* filled by vm_link */
+    Vm *vm;
+    VmValue *gvals;        /* global values (a GC root) */
+    void **cstrings;       /* VmString* per constant (a GC root) */
+    bool linked;
+};
+
+/* module.c: allocation and type helpers */
+VmModule *vm_module_new(void);
+void vm_module_free(VmModule *m);
+/* Appends a zeroed entry to a module table and returns its index. */
+uint32_t vm_module_add_type(VmModule *m, const VmType *t);  /* dedups */
+uint32_t vm_module_add_const(VmModule *m, const char *bytes, uint32_t len);
+bool vm_type_equal(const VmModule *m, uint32_t a, uint32_t b);
+/* Is a value of type `from` usable where `to` is expected (no cast)? */
+bool vm_type_assignable(const VmModule *m, uint32_t from, uint32_t to);
+/* Writes the .tla spelling of a type ("int[]", "fn(int,Rect):bool"). */
+void vm_type_print(const VmModule *m, uint32_t t, FILE *out);
+size_t vm_type_format(const VmModule *m, uint32_t t, char *buf, size_t size);
+
+/* ---- loading, writing, text form, verification -------------------------- */
+
+/* Growable byte buffer. */
+typedef struct VmBuf {
+    uint8_t *data;
+    size_t len, cap;
+} VmBuf;
+void vm_buf_put(VmBuf *b, const void *p, size_t n);
+void vm_buf_free(VmBuf *b);
+
+/* Reads a file whole; false with a message on failure. */
+bool vm_read_file(const char *path, VmBuf *out, VmError *err);
+
+/* load.c: decodes .tlb bytes; never trusts them.  NULL + err on failure. */
+VmModule *vm_module_read(const uint8_t *data, size_t len, VmError *err);
+/* write.c: encodes a module to .tlb bytes. */
+void vm_module_write(const VmModule *m, VmBuf *out);
+/* asm.c: assembles .tla text; errors are "file:line: message". */
+VmModule *vm_asm(const char *text, size_t len, const char *filename, VmError *err);
+/* dis.c: prints the canonical .tla text of a module. */
+void vm_dis(const VmModule *m, FILE *out);
+/* verify.c: the load-time verifier.  Messages are
+ * "module: method NAME at offset PC: reason" (or name the table entry). */
+bool vm_verify(const VmModule *m, VmError *err);
+
+/* ---- runtime objects ---------------------------------------------------- */
+
+/* Every heap object starts with its class. */
+typedef struct VmObject {
+    VmClass *cls;
+    VmValue fields[];
+} VmObject;
+
+typedef struct VmString {
+    VmClass *cls;
+    int64_t length;
+    uint64_t hash;         /* 0 = not computed yet */
+    char bytes[];          /* length bytes + NUL */
+} VmString;
+
+typedef struct VmArray {
+    VmClass *cls;
+    int64_t length;
+    union {                /* element storage by element type */
+        int64_t i[1];
+        double f[1];
+        uint8_t b[1];      /* bool */
+        void *p[1];
+    } data;
+} VmArray;
+
+typedef struct VmClosure {
+    VmClass *cls;
+    VmMethod *method;
+    VmValue caps[];
+} VmClosure;
+
+/* object.c: allocation (raises "out of memory" through t) and type tests */
+void *vm_alloc(VmThread *t, size_t size, bool atomic);
+VmObject *vm_new_object(VmThread *t, VmClass *c);
+VmArray *vm_new_array(VmThread *t, VmType *type, int64_t length);
+VmString *vm_new_string(VmThread *t, const char *bytes, int64_t len);
+VmString *vm_string_concat(VmThread *t, VmString *a, VmString *b);
+bool vm_string_equal(const VmString *a, const VmString *b);
+uint64_t vm_string_hash(VmString *s);
+VmClosure *vm_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps);
+/* Dynamic type test of a non-null reference against a resolved type. */
+bool vm_instance_of(const void *obj, const VmType *type);
+VmMethod *vm_itable_lookup(VmClass *c, VmClass *iface, int32_t slot);
+
+/* ---- tunables ----------------------------------------------------------- */
+
+typedef enum VmTunableType { VM_TUN_INT, VM_TUN_SIZE, VM_TUN_BOOL, VM_TUN_STRING } VmTunableType;
+
+typedef struct VmTunables {
+#define TUNABLE(field, name, type, deflt, help) int64_t field;
+#define TUNABLE_STR(field, name, deflt, help) const char *field;
+#include "tunables.def"
+#undef TUNABLE
+#undef TUNABLE_STR
+} VmTunables;
+
+void vm_tunables_default(VmTunables *tun);
+/* Parses "name=value"; on error, err names the problem and a suggestion. */
+bool vm_tunables_set(VmTunables *tun, const char *assignment, VmError *err);
+void vm_tunables_help(FILE *out);
+/* Closest of `candidates` to `word` by edit distance, or NULL if none is close. */
+const char *vm_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* ---- the VM, threads, hooks -------------------------------------------- */
+
+/* How the interpreter reaches higher tiers; the command wires these up. */
+typedef struct VmHooks {
+    void *ctx;
+    /* A method became hot.  osr_pc is NULL when invocations made it hot,
+     * else the loop header whose back edge did. */
+    void (*hot)(Vm *vm, VmMethod *m, const VmInsn *osr_pc);
+} VmHooks;
+
+/* One active call.  Compiled code keeps one too, so stack traces see it. */
+typedef struct VmFrame {
+    VmMethod *m;
+    const VmInsn *pc;      /* current instruction (for lines) */
+    VmValue *base;         /* registers */
+} VmFrame;
+
+struct VmThread {
+    Vm *vm;
+    VmValue *stack, *stack_end;   /* register stack */
+    VmValue *stack_hwm;           /* highest register ever used (GC scans below) */
+    VmFrame *frames, *frames_end; /* frame stack */
+    VmFrame *fp;                  /* top frame; frames - 1 when none */
+    char *cstack_limit;           /* lowest safe C stack address */
+    jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
+    int status;                   /* exit status after unwinding */
+};
+
+/* Built-in runtime classes (rkind OBJECT, STRING). */
+struct Vm {
+    VmTunables tun;
+    VmHooks hooks;
+    VmModule *module;
+    VmThread *main;
+    int argc;                     /* program arguments (after the file) */
+    char **argv;
+    VmClass *object_class;
+    VmClass *string_class;
+    double start_time;
+};
+
+/* vm.c */
+Vm *vm_new(const VmTunables *tun);
+void vm_free(Vm *vm);
+/* link.c: prepares a verified module for execution in vm. */
+bool vm_link(Vm *vm, VmModule *m, VmError *err);
+/* Runs init then main with the program arguments; returns the exit status
+ * (0, the status given to exit(), or 1 after a runtime error, which has
+ * been printed to stderr with its stack trace). */
+int vm_run(Vm *vm, int argc, char **argv);
+
+/* interp.c: the interpreter's entry (the initial VmMethod.entry). */
+VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args);
+/* Calls m through its current entry; used by natives and higher tiers. */
+VmValue vm_call(VmThread *t, VmMethod *m, VmValue *args);
+
+/* error.c: run-time errors.  Print "error: <msg>" and the stack trace, then
+ * unwind to vm_run (status 1).  vm_exit unwinds with a given status. */
+_Noreturn void vm_raise(VmThread *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+_Noreturn void vm_exit(VmThread *t, int status);
+int vm_line_of(const VmMethod *m, const VmInsn *pc);
+
+/* gc glue (object.c) */
+void vm_gc_init(Vm *vm);
+bool vm_gc_register_thread(void);     /* for threads other than main */
+void vm_gc_unregister_thread(void);
+
+/* builtins.c / native.c */
+VmBuiltinFn vm_builtin_lookup(const char *symbol, const char **signature);
+bool vm_native_bind(Vm *vm, VmModule *m, VmNative *n, VmError *err);
+VmValue vm_native_call(VmThread *t, VmNative *n, VmValue *args);
+
+/* profile.c */
+/* Splits m's code into basic blocks in instruction order and derives each
+ * block's execution count from the profile.  Returns the block count;
+ * starts[i] = first pc of block i, counts[i] = its count.  Both arrays need
+ * m->ncode entries. */
+uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts);
+/* Writes the profiles of every method as JSON. */
+bool vm_stats_write(Vm *vm, const char *path, VmError *err);
+
+#endif
