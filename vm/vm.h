@@ -431,6 +431,12 @@ struct Vm {
     VmClass *object_class;
     VmClass *string_class;
     double start_time;
+    /* link.c: runtime classes of array and function types, and the
+     * uncollectable tables (module globals, constants); vm_free frees both */
+    uint32_t nrtclasses;
+    VmClass **rtclasses;
+    uint32_t nroots;
+    void **roots;
 };
 
 /* vm.c */
@@ -443,8 +449,18 @@ bool vm_link(Vm *vm, VmModule *m, VmError *err);
  * been printed to stderr with its stack trace). */
 int vm_run(Vm *vm, int argc, char **argv);
 
-/* interp.c: the interpreter's entry (the initial VmMethod.entry). */
+/* vm.c: a thread's register stack and frame stack (a GC root up to
+ * stack_hwm).  The main thread is made by vm_run. */
+VmThread *vm_thread_new(Vm *vm);
+void vm_thread_free(VmThread *t);
+
+/* interp.c: the interpreter's entry (the initial VmMethod.entry).  The new
+ * frame's registers start right after the top frame's (fp->base +
+ * fp->m->nregs), or at the stack bottom when there is no frame. */
 VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args);
+/* Handler address per opcode for threaded code (VmInsn.h), or NULL in the
+ * switch-dispatch build (VM_SWITCH_DISPATCH), where h stays unused. */
+const void *const *vm_interp_handlers(void);
 /* Calls m through its current entry; used by natives and higher tiers. */
 VmValue vm_call(VmThread *t, VmMethod *m, VmValue *args);
 
@@ -458,11 +474,19 @@ int vm_line_of(const VmMethod *m, const VmInsn *pc);
 void vm_gc_init(Vm *vm);
 bool vm_gc_register_thread(void);     /* for threads other than main */
 void vm_gc_unregister_thread(void);
+/* Adds/removes a thread's register stack to/from the GC roots (vm_thread_new
+ * and vm_thread_free call these). */
+bool vm_gc_add_thread(VmThread *t);
+void vm_gc_remove_thread(VmThread *t);
 
 /* builtins.c / native.c */
 VmBuiltinFn vm_builtin_lookup(const char *symbol, const char **signature);
 bool vm_native_bind(Vm *vm, VmModule *m, VmNative *n, VmError *err);
 VmValue vm_native_call(VmThread *t, VmNative *n, VmValue *args);
+/* Writes the shortest text that reads back as d ("1.0", "0.1", "1e+300",
+ * "-inf", "nan") into buf (NUL-terminated, truncated to n) and returns its
+ * full length.  Every tier formats floats with it (str, print, F2I errors). */
+size_t vm_format_float(double d, char *buf, size_t n);
 
 /* profile.c */
 /* Splits m's code into basic blocks in instruction order and derives each

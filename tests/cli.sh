@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tests/cli.sh DIR — the `tally` command's behaviour: help, version, bad
+# usage (exit 2 with a suggestion), load errors, outputs never half-written,
+# --stats.  Prints one "PASS name" or "FAIL name: why" line per check.
+set -u
+D=${1:-/tmp/tally-cli}
+mkdir -p "$D"
+T=bin/tally
+
+# check NAME WANT_STATUS WANT_TEXT -- command...: the command exits with
+# WANT_STATUS and its stdout+stderr contains WANT_TEXT
+check() {
+    local name=$1 want=$2 text=$3
+    shift 4
+    "$@" >"$D/out" 2>&1 </dev/null
+    local st=$?
+    if [[ $st -ne $want ]]; then
+        echo "FAIL $name: status $st, want $want: $(head -2 "$D/out")"
+    elif ! grep -qF -- "$text" "$D/out"; then
+        echo "FAIL $name: output lacks '$text': $(head -2 "$D/out")"
+    else
+        echo "PASS $name"
+    fi
+}
+
+cat >"$D/ok.tla" <<'EOF'
+native println_int (int) : void = builtin "println_int"
+main main
+method main () : void static
+  regs int
+  LDI r0, 42
+  CALLN _, r0, println_int
+  RETV
+end
+EOF
+printf 'main main\nmethod main () : void static\n  BOGUS r0\nend\n' >"$D/bad.tla"
+
+check help 0 "vm.hot_threshold" -- $T --help
+check help-lists-commands 0 "tally [options] run FILE" -- $T --help
+check version 0 "tally 0." -- $T --version
+check no-command 2 "usage:" -- $T
+check unknown-command 2 "did you mean 'run'" -- $T rn x.tla
+check unknown-option 2 "did you mean '--stats'" -- $T --stat=x.json run "$D/ok.tla"
+check unknown-tunable 2 "did you mean 'vm.hot_threshold'" -- $T -X vm.hot_treshold=5 run "$D/ok.tla"
+check bad-tunable-value 2 "expects an integer" -- $T -X vm.hot_threshold=abc run "$D/ok.tla"
+check tunable-size 0 "42" -- $T -X gc.max_heap=512M run "$D/ok.tla"
+check tunable-after-command 0 "42" -- $T run -X vm.hot_threshold=2 "$D/ok.tla"
+check missing-file 2 "No such file" -- $T run "$D/nope.tla"
+check not-a-module 2 "not a tally module" -- $T run /etc/hostname
+check source-not-yet 2 "not implemented yet" -- $T run "$D/x.tl"
+check build-not-yet 2 "not implemented yet" -- $T build "$D/x.tl" -o "$D/x.tlb"
+check asm-error-line 2 "bad.tla:3:" -- $T asm "$D/bad.tla" -o "$D/bad.tlb"
+[[ -e $D/bad.tlb ]] && echo "FAIL asm-error-writes-nothing" || echo "PASS asm-error-writes-nothing"
+check asm-needs-output 2 "-o" -- $T asm "$D/ok.tla"
+check asm-ok 0 "" -- $T asm "$D/ok.tla" -o "$D/ok.tlb"
+check run-tlb 0 "42" -- $T run "$D/ok.tlb"
+check dis 0 "CALLN _, r0, println_int" -- $T dis "$D/ok.tlb"
+head -c 20 "$D/ok.tlb" >"$D/trunc.tlb"
+check truncated-tlb 2 "trunc.tlb" -- $T run "$D/trunc.tlb"
+check stats 0 "42" -- $T run --stats="$D/s.json" "$D/ok.tla"
+if grep -q '"name":"main"' "$D/s.json" 2>/dev/null && grep -q '"calls":1' "$D/s.json"; then
+    echo "PASS stats-json"
+else
+    echo "FAIL stats-json: $(head -c 300 "$D/s.json" 2>&1)"
+fi

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# tests/run.sh — every test of `make test`; the last line is "N passed, N failed".
+#
+# Suites, in order:
+#   unit      C unit tests (build/unit-tests)
+#   program   tests/vm/*.tla with `// expect…` lines, on every VM build and
+#             from the assembled .tlb too
+#   tiers     every program gives identical stdout, stderr and status on
+#             every build (threaded, switch; JIT modes join later)
+#   verify    tests/verify/*.tla must be rejected with the exact message
+#   roundtrip asm → dis → asm gives identical bytes and identical text
+#   cli       the command's own behaviour (tests/cli.sh)
+#   mutate    ≥20,000 random mutations/truncations of valid modules end in
+#             exit 0, 1 or 2, never a signal
+# Usage: tests/run.sh [suite...]   (default: all)
+set -u
+cd "$(dirname "$0")/.."
+
+BUILDS=(bin/tally bin/tally-switch)
+TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+want() { [[ $# -eq 0 || " $* " == *" $SUITE "* ]]; }
+SUITES=("$@")
+
+# directive FILE NAME: the values of "// NAME: value" lines, one per line
+directive() { sed -n "s|^[[:space:]]*// $2: \{0,1\}||p" "$1"; }
+
+# run_program BIN FILE [extra file to run instead]: runs with the file's flags
+# and args; leaves $TMP/out, $TMP/err, and the status in $status
+run_program() {
+    local bin=$1 file=$2 target=${3:-$2}
+    local flags args
+    flags=$(directive "$file" flags | tr '\n' ' ')
+    args=$(directive "$file" args | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    timeout 60 "$bin" run $flags "$target" $args >"$TMP/out" 2>"$TMP/err" </dev/null
+    status=$?
+}
+
+# check_expect FILE LABEL: compares $TMP/out, $TMP/err, $status with the
+# file's expectations
+check_expect() {
+    local file=$1 label=$2 want_status=0 msg
+    directive "$file" expect >"$TMP/want_out"
+    if ! cmp -s "$TMP/want_out" "$TMP/out"; then
+        bad "$label: stdout differs"
+        diff "$TMP/want_out" "$TMP/out" | head -8
+        return
+    fi
+    msg=$(directive "$file" expect-runtime-error)
+    if [[ -n $msg ]]; then
+        want_status=1
+        if [[ "$(head -1 "$TMP/err")" != "error: $msg" ]]; then
+            bad "$label: stderr starts with '$(head -1 "$TMP/err")', want 'error: $msg'"
+            return
+        fi
+    fi
+    if grep -q '^[[:space:]]*// expect-stderr:' "$file"; then
+        directive "$file" expect-stderr >"$TMP/want_err"
+        if ! cmp -s "$TMP/want_err" "$TMP/err"; then
+            bad "$label: stderr differs"
+            diff "$TMP/want_err" "$TMP/err" | head -8
+            return
+        fi
+    elif [[ -z $msg && -s $TMP/err ]]; then
+        bad "$label: unexpected stderr: $(head -3 "$TMP/err")"
+        return
+    fi
+    local e
+    e=$(directive "$file" expect-exit)
+    [[ -n $e ]] && want_status=$e
+    if [[ $status -ne $want_status ]]; then
+        bad "$label: exit status $status, want $want_status"
+        return
+    fi
+    ok
+}
+
+PROGRAMS=(tests/vm/*.tla)
+
+SUITE=unit
+if want "${SUITES[@]}"; then
+    echo "== unit"
+    build/unit-tests >"$TMP/unit" 2>&1
+    line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$TMP/unit")
+    if [[ -z $line ]]; then
+        bad "unit tests did not finish"
+        tail -20 "$TMP/unit"
+    else
+        grep -v '^unit:' "$TMP/unit" | head -40
+        read -r p f < <(echo "$line" | awk '{print $2, $4}')
+        pass=$((pass + p))
+        fail=$((fail + f))
+    fi
+fi
+
+SUITE=program
+if want "${SUITES[@]}"; then
+    echo "== program (${#PROGRAMS[@]} programs × ${#BUILDS[@]} builds + .tlb)"
+    for f in "${PROGRAMS[@]}"; do
+        for b in "${BUILDS[@]}"; do
+            run_program "$b" "$f"
+            check_expect "$f" "$f [$b]"
+        done
+        # the same program as an assembled binary module
+        tlb="$TMP/$(basename "$f" .tla).tlb"
+        if bin/tally asm "$f" -o "$tlb" 2>"$TMP/asmerr"; then
+            run_program bin/tally "$f" "$tlb"
+            # traces name the source declared in the module, so they match too
+            check_expect "$f" "$f [.tlb]"
+        elif [[ $(directive "$f" expect-exit) == 2 ]]; then
+            ok  # a load error the assembler also reports
+        else
+            bad "$f: tally asm failed: $(head -2 "$TMP/asmerr")"
+        fi
+    done
+fi
+
+SUITE=tiers
+if want "${SUITES[@]}"; then
+    echo "== tiers (identical behaviour on: ${BUILDS[*]})"
+    for f in "${PROGRAMS[@]}" examples/*.tla; do
+        [[ -f $f ]] || continue
+        grep -q 'clock' "$f" && continue  # prints timings
+        ref=""
+        same=1
+        for b in "${BUILDS[@]}"; do
+            run_program "$b" "$f"
+            cur=$(cat "$TMP/out" "$TMP/err"; echo "status $status")
+            if [[ -z $ref ]]; then ref=$cur; elif [[ $cur != "$ref" ]]; then same=0; fi
+        done
+        if [[ $same == 1 ]]; then ok; else bad "$f: builds disagree"; fi
+    done
+fi
+
+SUITE=verify
+if want "${SUITES[@]}"; then
+    echo "== verify"
+    for f in tests/verify/*.tla; do
+        [[ -f $f ]] || continue
+        msg=$(directive "$f" expect-error)
+        if [[ -z $msg ]]; then
+            bad "$f: no // expect-error: line"
+            continue
+        fi
+        timeout 20 bin/tally run "$f" >"$TMP/out" 2>"$TMP/err"
+        status=$?
+        got=$(head -1 "$TMP/err")
+        if [[ $status -ne 2 ]]; then
+            bad "$f: exit status $status, want 2 ($got)"
+        elif [[ $got != "error: $msg" ]]; then
+            bad "$f: got '$got', want 'error: $msg'"
+        elif [[ -s $TMP/out ]]; then
+            bad "$f: printed output although it must not run"
+        else
+            ok
+        fi
+    done
+fi
+
+SUITE=roundtrip
+if want "${SUITES[@]}"; then
+    echo "== roundtrip"
+    mkdir -p "$TMP/rt"
+    for f in tests/vm/*.tla tests/format/*.tla bench/micro/*.tla examples/*.tla; do
+        [[ -f $f ]] || continue
+        n="$TMP/rt/$(basename "$f" .tla)"
+        if ! bin/tally asm "$f" -o "$n.a.tlb" 2>"$TMP/err"; then
+            [[ $(directive "$f" expect-exit) == 2 ]] && { ok; continue; }
+            bad "$f: asm: $(head -1 "$TMP/err")"
+            continue
+        fi
+        bin/tally dis "$n.a.tlb" >"$n.a.tla" &&
+            bin/tally asm "$n.a.tla" -o "$n.b.tlb" &&
+            bin/tally dis "$n.b.tlb" >"$n.b.tla"
+        if [[ $? -ne 0 ]]; then
+            bad "$f: disassembly does not reassemble"
+        elif ! cmp -s "$n.a.tlb" "$n.b.tlb"; then
+            bad "$f: asm(dis(m)) differs from m"
+        elif ! cmp -s "$n.a.tla" "$n.b.tla"; then
+            bad "$f: dis(asm(dis(m))) differs from dis(m)"
+        else
+            ok
+        fi
+    done
+fi
+
+SUITE=cli
+if want "${SUITES[@]}"; then
+    echo "== cli"
+    while read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done < <(bash tests/cli.sh "$TMP/cli" 2>&1)
+fi
+
+SUITE=mutate
+if want "${SUITES[@]}"; then
+    echo "== mutate"
+    mkdir -p "$TMP/seeds"
+    for f in tests/vm/*.tla tests/format/*.tla; do
+        [[ -f $f ]] || continue
+        [[ $(directive "$f" expect-exit) == 2 ]] && continue
+        grep -q 'gc.max_heap' "$f" && continue  # needs its flags to stay small
+        bin/tally asm "$f" -o "$TMP/seeds/$(basename "$f" .tla).tlb" 2>/dev/null
+    done
+    if build/mutate --runs "${MUTATE_RUNS:-20000}" --save build/mutants "$TMP"/seeds/*.tlb >"$TMP/mut" 2>&1; then
+        ok
+        tail -1 "$TMP/mut"
+    else
+        bad "mutation test: $(tail -3 "$TMP/mut")"
+    fi
+fi
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

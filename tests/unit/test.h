@@ -1,0 +1,55 @@
+/* tests/unit/test.h — a minimal unit-test harness.
+ *
+ * TEST(name) { ... } defines and registers a test; CHECK* record failures
+ * and carry on, so one run reports every broken expectation.  The runner
+ * (main.c) prints one line per failing check and ends with
+ * "unit: N passed, N failed" (tests, not checks).
+ */
+#ifndef TALLY_TEST_H
+#define TALLY_TEST_H
+
+#include <stdint.h>
+#include <string.h>
+
+void test_register(const char *name, void (*fn)(void));
+void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define TEST(name)                                                              \
+    static void test_##name(void);                                              \
+    __attribute__((constructor)) static void test_reg_##name(void)              \
+    {                                                                           \
+        test_register(#name, test_##name);                                      \
+    }                                                                           \
+    static void test_##name(void)
+
+#define CHECK(cond)                                                             \
+    do {                                                                        \
+        if (!(cond))                                                            \
+            test_fail(__FILE__, __LINE__, "%s", #cond);                         \
+    } while (0)
+
+#define CHECK_INT(got, want)                                                    \
+    do {                                                                        \
+        long long g_ = (long long)(got), w_ = (long long)(want);                \
+        if (g_ != w_)                                                           \
+            test_fail(__FILE__, __LINE__, "%s = %lld, want %lld", #got, g_, w_); \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                    \
+    do {                                                                        \
+        const char *g_ = (got), *w_ = (want);                                   \
+        if (!g_ || strcmp(g_, w_) != 0)                                         \
+            test_fail(__FILE__, __LINE__, "%s = \"%s\", want \"%s\"", #got,     \
+                      g_ ? g_ : "(null)", w_);                                  \
+    } while (0)
+
+/* CHECK_CONTAINS: `want` occurs in `got`. */
+#define CHECK_CONTAINS(got, want)                                               \
+    do {                                                                        \
+        const char *g_ = (got), *w_ = (want);                                   \
+        if (!g_ || !strstr(g_, w_))                                             \
+            test_fail(__FILE__, __LINE__, "%s = \"%s\" lacks \"%s\"", #got,     \
+                      g_ ? g_ : "(null)", w_);                                  \
+    } while (0)
+
+#endif

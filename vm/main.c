@@ -1,0 +1,303 @@
+/* vm/main.c — the `tally` command: run, build, dis, asm.
+ *
+ * The only place that decides exit statuses: 0 success, 1 run-time error
+ * (or the program's own exit status), 2 bad use, unreadable or malformed
+ * input, verification and link errors.  Everything that can fail below
+ * returns an error; nothing half-written is left behind (outputs go to a
+ * temporary file that is renamed only on success).
+ */
+#include "vm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+
+typedef struct Options {
+    VmTunables tun;
+    const char *stats;      /* --stats=FILE */
+    const char *out;        /* -o FILE */
+    bool no_verify;         /* asm --no-verify */
+} Options;
+
+static const char *const commands[] = {"run", "build", "dis", "asm"};
+static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify"};
+
+static void usage(FILE *out)
+{
+    fputs("tally " VM_VERSION_STRING " — a JIT virtual machine that audits its own optimizations\n"
+          "\n"
+          "usage: tally [options] run FILE [args...]   run a program (.tla, .tlb)\n"
+          "       tally [options] dis FILE             print a module as .tla text\n"
+          "       tally [options] asm FILE.tla -o FILE.tlb   assemble (verifies unless --no-verify)\n"
+          "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (not available yet)\n"
+          "       tally --help | --version\n"
+          "\n"
+          "options (before or after the command, before FILE):\n"
+          "  -X name=value      set a tunable (below)\n"
+          "  --stats=FILE.json  write per-method profiles as JSON when the program ends\n"
+          "  -o FILE            output file for asm and build\n"
+          "  --no-verify        asm: write the module even if it does not verify\n"
+          "\n"
+          "tunables:\n",
+          out);
+    vm_tunables_help(out);
+    fputs("\nexit status: 0 ok, 1 run-time error, 2 bad usage or bad/unverifiable module;\n"
+          "a program's exit(n) exits with n.\n",
+          out);
+}
+
+static int fail_usage(const char *fmt, const char *arg, const char *suggestion)
+{
+    fputs("tally: ", stderr);
+    fprintf(stderr, fmt, arg);
+    if (suggestion)
+        fprintf(stderr, " (did you mean '%s'?)", suggestion);
+    fputs("\ntry 'tally --help'\n", stderr);
+    return EXIT_USAGE;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Loads FILE as a module: .tla is assembled, anything starting with the
+ * binary magic is decoded.  Prints the error and returns NULL on failure. */
+static VmModule *load(const char *path)
+{
+    VmError err = {{0}};
+    if (has_suffix(path, ".tl")) {
+        fprintf(stderr, "error: %s: compiling .tl source files is not implemented yet "
+                        "(the language front end is a later issue); use .tla or .tlb\n", path);
+        return NULL;
+    }
+    VmBuf buf = {0};
+    if (!vm_read_file(path, &buf, &err)) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        return NULL;
+    }
+    VmModule *m;
+    bool binary = buf.len >= 4 && memcmp(buf.data, VM_FORMAT_MAGIC, 4) == 0;
+    if (binary)
+        m = vm_module_read(buf.data, buf.len, &err);
+    else if (has_suffix(path, ".tla"))
+        m = vm_asm((const char *)buf.data, buf.len, path, &err);  /* errors say file:line */
+    else
+        m = NULL, vm_fail(&err, "not a tally module (.tla text or .tlb binary)");
+    vm_buf_free(&buf);
+    if (!m) {
+        if (has_suffix(path, ".tla") && !binary)
+            fprintf(stderr, "error: %s\n", err.msg);
+        else
+            fprintf(stderr, "error: %s: %s\n", path, err.msg);
+    }
+    return m;
+}
+
+static bool verify(VmModule *m)
+{
+    VmError err = {{0}};
+    if (vm_verify(m, &err))
+        return true;
+    fprintf(stderr, "error: %s\n", err.msg);
+    return false;
+}
+
+static int cmd_run(Options *o, const char *path, int argc, char **argv)
+{
+    VmModule *m = load(path);
+    if (!m)
+        return EXIT_USAGE;
+    if (!verify(m)) {
+        vm_module_free(m);
+        return EXIT_USAGE;
+    }
+    if (m->main == VM_NONE) {
+        fprintf(stderr, "error: %s: module has no main method\n", path);
+        vm_module_free(m);
+        return EXIT_USAGE;
+    }
+    Vm *vm = vm_new(&o->tun);
+    VmError err = {{0}};
+    if (!vm_link(vm, m, &err)) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        vm_free(vm);
+        vm_module_free(m);
+        return EXIT_USAGE;
+    }
+    int status = vm_run(vm, argc, argv);
+    if (o->stats && !vm_stats_write(vm, o->stats, &err)) {
+        fprintf(stderr, "tally: %s\n", err.msg);
+        if (status == 0)
+            status = EXIT_USAGE;
+    }
+    fflush(stdout);
+    vm_free(vm);
+    vm_module_free(m);
+    return status;
+}
+
+/* Writes bytes to path through a temporary file, so a failure leaves nothing. */
+static bool write_atomically(const char *path, const VmBuf *b)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp)
+        return false;
+    snprintf(tmp, n + 16, "%s.tmp%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok) {
+        perror(path);
+        remove(tmp);
+    }
+    free(tmp);
+    return ok;
+}
+
+static int cmd_asm(Options *o, const char *path)
+{
+    if (!o->out)
+        return fail_usage("asm needs -o FILE.tlb%s", "", NULL);
+    VmModule *m = load(path);
+    if (!m)
+        return EXIT_USAGE;
+    if (!o->no_verify && !verify(m)) {
+        vm_module_free(m);
+        return EXIT_USAGE;
+    }
+    VmBuf b = {0};
+    vm_module_write(m, &b);
+    bool ok = write_atomically(o->out, &b);
+    vm_buf_free(&b);
+    vm_module_free(m);
+    return ok ? 0 : EXIT_USAGE;
+}
+
+static int cmd_dis(const char *path)
+{
+    VmModule *m = load(path);
+    if (!m)
+        return EXIT_USAGE;
+    vm_dis(m, stdout);
+    vm_module_free(m);
+    return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+}
+
+/* Parses one option at argv[*i]; returns -1 if argv[*i] is not an option,
+ * EXIT_USAGE on a bad one, 0 when consumed. */
+static int parse_option(Options *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (a[0] != '-' || !a[1])
+        return -1;
+    VmError err = {{0}};
+    if (!strcmp(a, "-X") || !strncmp(a, "-X", 2)) {
+        const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
+        if (!v)
+            return fail_usage("-X needs name=value%s", "", NULL);
+        if (!vm_tunables_set(&o->tun, v, &err)) {
+            fprintf(stderr, "tally: %s\n", err.msg);
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    if (!strcmp(a, "-o")) {
+        if (*i + 1 >= argc)
+            return fail_usage("-o needs a file name%s", "", NULL);
+        o->out = argv[++*i];
+        return 0;
+    }
+    if (!strncmp(a, "--stats=", 8) && a[8]) {
+        o->stats = a + 8;
+        return 0;
+    }
+    if (!strcmp(a, "--no-verify")) {
+        o->no_verify = true;
+        return 0;
+    }
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(a, "="), a);
+    return fail_usage("unknown option '%s'", a,
+                      vm_suggest(word, long_options, sizeof long_options / sizeof *long_options));
+}
+
+int main(int argc, char **argv)
+{
+    Options o = {0};
+    vm_tunables_default(&o.tun);
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+
+    int i = 1;
+    const char *cmd = NULL;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--version")) {
+            printf("tally %s (bytecode format %u, %s dispatch)\n", VM_VERSION_STRING,
+                   VM_FORMAT_VERSION, vm_interp_handlers() ? "threaded" : "switch");
+            return 0;
+        }
+        int r = parse_option(&o, argc, argv, &i);
+        if (r > 0)
+            return r;
+        if (r < 0) {
+            cmd = argv[i++];
+            break;
+        }
+    }
+    if (!cmd) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    size_t ncmd = sizeof commands / sizeof *commands;
+    bool known = false;
+    for (size_t k = 0; k < ncmd; k++)
+        known |= !strcmp(cmd, commands[k]);
+    if (!known)
+        return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
+
+    /* options may follow the command, up to the file */
+    const char *file = NULL;
+    for (; i < argc; i++) {
+        int r = parse_option(&o, argc, argv, &i);
+        if (r > 0)
+            return r;
+        if (r < 0) {
+            file = argv[i++];
+            break;
+        }
+    }
+    if (!file)
+        return fail_usage("%s needs a file", cmd, NULL);
+    if (strcmp(cmd, "run") != 0) {  /* only run passes trailing arguments on */
+        for (; i < argc; i++) {
+            int r = parse_option(&o, argc, argv, &i);
+            if (r > 0)
+                return r;
+            if (r < 0)
+                return fail_usage("unexpected argument '%s'", argv[i], NULL);
+        }
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(&o, file, argc - i, argv + i);
+    if (!strcmp(cmd, "dis"))
+        return cmd_dis(file);
+    if (!strcmp(cmd, "asm"))
+        return cmd_asm(&o, file);
+    /* build: source files need the language front end */
+    fprintf(stderr, "error: %s: 'tally build' compiles .tl sources, which is not implemented yet "
+                    "(the language front end is a later issue); 'tally asm' builds .tlb from .tla\n",
+            file);
+    return EXIT_USAGE;
+}

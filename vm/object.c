@@ -1,0 +1,309 @@
+/* vm/object.c — the heap: Boehm GC glue, object allocation, type tests.
+ *
+ * Input: linked classes and types (vm_link filled VmClass.size/has_refs,
+ * VmType.cls/elem/canon).  Output: zeroed heap objects whose first word is
+ * their VmClass, and the dynamic type test / interface lookup.
+ *
+ * Invariants:
+ * - Every object is allocated through vm_alloc, so an allocation failure
+ *   (or gc.max_heap) always becomes the run-time error "out of memory"
+ *   instead of a NULL the caller might miss.
+ * - Memory that holds no heap references (strings, number arrays, objects
+ *   of classes without reference fields) is atomic: the collector never
+ *   scans it.  Class descriptors live outside the GC heap, so an atomic
+ *   object may still point at its class.
+ * - Roots: the C stacks of registered threads (the collector's own), the
+ *   uncollectable global and constant tables, and each live VmThread's
+ *   register stack up to its high-water mark.  Only the used part of the
+ *   register stack is scanned, because the whole reservation is tens of MB.
+ */
+#define GC_THREADS
+#include <gc/gc.h>
+#include <gc/gc_mark.h>
+
+#include "vm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- collector set-up and roots ----------------------------------------- */
+
+/* Threads whose register stacks are roots.  Mutated only while holding the
+ * collector's allocation lock (GC_call_with_alloc_lock), which the
+ * push-roots callback also runs under: no second lock can deadlock a
+ * stopped world. */
+static VmThread **live_threads;
+static size_t nlive, caplive;
+static GC_push_other_roots_proc prev_push_roots;
+static bool gc_ready;
+
+static void GC_CALLBACK push_register_stacks(void)
+{
+    for (size_t i = 0; i < nlive; i++) {
+        VmThread *t = live_threads[i];
+        if (!t->stack || !t->stack_hwm)
+            continue;
+        /* stack_hwm is the highest register used: scan it too */
+        VmValue *top = t->stack_hwm + 1;
+        if (top > t->stack_end)
+            top = t->stack_end;
+        if (top > t->stack)
+            GC_push_all(t->stack, top);
+    }
+    if (prev_push_roots)
+        prev_push_roots();
+}
+
+static void *GC_CALLBACK add_thread_locked(void *arg)
+{
+    if (nlive == caplive) {
+        size_t cap = caplive ? caplive * 2 : 8;
+        VmThread **n = realloc(live_threads, cap * sizeof *n);
+        if (!n)
+            return NULL;
+        live_threads = n;
+        caplive = cap;
+    }
+    live_threads[nlive++] = arg;
+    return arg;
+}
+
+static void *GC_CALLBACK remove_thread_locked(void *arg)
+{
+    for (size_t i = 0; i < nlive; i++)
+        if (live_threads[i] == arg) {
+            live_threads[i] = live_threads[--nlive];
+            break;
+        }
+    return NULL;
+}
+
+bool vm_gc_add_thread(VmThread *t)
+{
+    return GC_call_with_alloc_lock(add_thread_locked, t) != NULL;
+}
+
+void vm_gc_remove_thread(VmThread *t)
+{
+    GC_call_with_alloc_lock(remove_thread_locked, t);
+}
+
+/* Allocation failure must reach vm_alloc as NULL, not abort the process. */
+static void *GC_CALLBACK oom_returns_null(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+/* "out of memory" is reported by vm_alloc as a run-time error; the
+ * collector's own notice of it (and of very large blocks, which programs
+ * are entitled to ask for) would only add noise to the program's stderr. */
+static void GC_CALLBACK filter_warnings(char *msg, GC_word arg)
+{
+    if (strstr(msg, "Out of Memory") || strstr(msg, "very large block"))
+        return;
+    fprintf(stderr, msg, (unsigned long)arg);
+}
+
+void vm_gc_init(Vm *vm)
+{
+    if (!gc_ready) {
+        /* tests fork children that allocate; later tiers may fork tools */
+        GC_set_handle_fork(1);
+        GC_INIT();
+        GC_allow_register_threads();
+        GC_set_oom_fn(oom_returns_null);
+        GC_set_warn_proc(filter_warnings);
+        prev_push_roots = GC_get_push_other_roots();
+        GC_set_push_other_roots(push_register_stacks);
+        gc_ready = true;
+    }
+    if (vm && vm->tun.gc_max_heap > 0)
+        GC_set_max_heap_size((GC_word)vm->tun.gc_max_heap);
+}
+
+bool vm_gc_register_thread(void)
+{
+    struct GC_stack_base sb;
+    if (GC_get_stack_base(&sb) != GC_SUCCESS)
+        return false;
+    int r = GC_register_my_thread(&sb);
+    return r == GC_SUCCESS || r == GC_DUPLICATE;
+}
+
+void vm_gc_unregister_thread(void)
+{
+    GC_unregister_my_thread();
+}
+
+/* ---- allocation --------------------------------------------------------- */
+
+void *vm_alloc(VmThread *t, size_t size, bool atomic)
+{
+    void *p = atomic ? GC_MALLOC_ATOMIC(size) : GC_MALLOC(size);
+    if (!p)
+        vm_raise(t, "out of memory");
+    if (atomic)
+        memset(p, 0, size);  /* GC_MALLOC_ATOMIC does not clear */
+    return p;
+}
+
+VmObject *vm_new_object(VmThread *t, VmClass *c)
+{
+    size_t size = c->size >= sizeof(VmObject) ? c->size
+                                              : sizeof(VmObject) + c->nfields * sizeof(VmValue);
+    VmObject *o = vm_alloc(t, size, !c->has_refs);
+    o->cls = c;
+    return o;
+}
+
+/* Bytes per element and whether elements are references. */
+static size_t elem_size(const VmType *elem, bool *refs)
+{
+    *refs = false;
+    switch (elem ? elem->kind : VM_T_INT) {
+    case VM_T_BOOL:
+        return 1;
+    case VM_T_INT:
+    case VM_T_FLOAT:
+        return 8;
+    default:
+        *refs = true;
+        return sizeof(void *);
+    }
+}
+
+VmArray *vm_new_array(VmThread *t, VmType *type, int64_t length)
+{
+    if (length < 0)
+        vm_raise(t, "negative array length: %lld", (long long)length);
+    bool refs;
+    size_t esz = elem_size(type->elem, &refs);
+    size_t head = offsetof(VmArray, data);
+    if ((uint64_t)length > (SIZE_MAX - head - 8) / esz)
+        vm_raise(t, "out of memory");
+    size_t size = head + (size_t)length * esz;
+    if (size < sizeof(VmArray))
+        size = sizeof(VmArray);
+    VmArray *a = vm_alloc(t, size, !refs);
+    a->cls = type->canon ? type->canon->cls : type->cls;
+    a->length = length;
+    return a;
+}
+
+VmString *vm_new_string(VmThread *t, const char *bytes, int64_t len)
+{
+    if (len < 0)
+        len = 0;
+    size_t head = offsetof(VmString, bytes);
+    if ((uint64_t)len > SIZE_MAX - head - 1)
+        vm_raise(t, "out of memory");
+    VmString *s = vm_alloc(t, head + (size_t)len + 1, true);
+    s->cls = t->vm->string_class;
+    s->length = len;
+    if (bytes && len)
+        memcpy(s->bytes, bytes, (size_t)len);
+    return s;
+}
+
+VmString *vm_string_concat(VmThread *t, VmString *a, VmString *b)
+{
+    if (!a || !b)
+        vm_raise(t, "null dereference");
+    if (a->length > INT64_MAX - b->length)
+        vm_raise(t, "out of memory");
+    VmString *s = vm_new_string(t, NULL, a->length + b->length);
+    memcpy(s->bytes, a->bytes, (size_t)a->length);
+    memcpy(s->bytes + a->length, b->bytes, (size_t)b->length);
+    return s;
+}
+
+bool vm_string_equal(const VmString *a, const VmString *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->length != b->length)
+        return false;
+    if (a->hash && b->hash && a->hash != b->hash)
+        return false;
+    return memcmp(a->bytes, b->bytes, (size_t)a->length) == 0;
+}
+
+uint64_t vm_string_hash(VmString *s)
+{
+    if (s->hash)
+        return s->hash;
+    uint64_t h = 14695981039346656037ull;  /* FNV-1a 64 */
+    for (int64_t i = 0; i < s->length; i++) {
+        h ^= (uint8_t)s->bytes[i];
+        h *= 1099511628211ull;
+    }
+    /* 0 marks "not computed"; the stored value may differ from the pure
+     * FNV-1a only in this one case */
+    s->hash = h ? h : 1;
+    return s->hash;
+}
+
+VmClosure *vm_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps)
+{
+    size_t size = sizeof(VmClosure) + (size_t)lambda->ncaps * sizeof(VmValue);
+    VmClosure *c = vm_alloc(t, size, false);
+    /* register 0 of a lambda is typed with its function type */
+    VmClass *cls = NULL;
+    VmModule *m = lambda->module;
+    if (m && lambda->nregs && lambda->regs[0] < m->ntypes) {
+        VmType *ft = &m->types[lambda->regs[0]];
+        cls = ft->canon ? ft->canon->cls : ft->cls;
+    }
+    c->cls = cls;
+    c->method = lambda;
+    if (caps && lambda->ncaps)
+        memcpy(c->caps, caps, lambda->ncaps * sizeof(VmValue));
+    return c;
+}
+
+/* ---- type tests --------------------------------------------------------- */
+
+static bool implements(const VmClass *c, const VmClass *iface)
+{
+    for (uint32_t i = 0; i < c->nall_ifaces; i++)
+        if (c->all_ifaces[i] == iface)
+            return true;
+    return false;
+}
+
+bool vm_instance_of(const void *obj, const VmType *type)
+{
+    const VmClass *c = obj ? ((const VmObject *)obj)->cls : NULL;
+    if (!c || !type)
+        return false;
+    switch (type->kind) {
+    case VM_T_OBJECT:
+        return true;
+    case VM_T_STRING:
+        return c->rkind == VM_RK_STRING;
+    case VM_T_CLASS: {
+        const VmClass *k = type->cls;
+        return k && c->display && c->depth >= k->depth && c->display[k->depth] == k;
+    }
+    case VM_T_IFACE:
+        return type->cls && implements(c, type->cls);
+    case VM_T_ARRAY:
+    case VM_T_FUNC: {
+        const VmType *canon = type->canon ? type->canon : type;
+        return canon->cls && c == canon->cls;
+    }
+    default:
+        return false;
+    }
+}
+
+VmMethod *vm_itable_lookup(VmClass *c, VmClass *iface, int32_t slot)
+{
+    if (!c || !iface || slot < 0 || (uint32_t)slot >= iface->nvtable || !c->itables)
+        return NULL;
+    for (uint32_t i = 0; i < c->nall_ifaces; i++)
+        if (c->all_ifaces[i] == iface)
+            return c->itables[i] ? c->itables[i][slot] : NULL;
+    return NULL;
+}
