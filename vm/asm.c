@@ -326,9 +326,13 @@ static char *take_string(Lex *lx, uint32_t *lenp)
 {
     if (lx->k != T_STR)
         expected(lx, "a string");
-    char *out = xrealloc(NULL, lx->tn);
+    /* advance first: an error there must not leak the decoded copy */
+    const char *ts = lx->ts;
+    size_t tn = lx->tn;
+    next(lx);
+    char *out = xrealloc(NULL, tn);
     size_t n = 0;
-    for (const char *p = lx->ts + 1, *e = lx->ts + lx->tn - 1; p < e; p++) {
+    for (const char *p = ts + 1, *e = ts + tn - 1; p < e; p++) {
         if (*p != '\\') {
             out[n++] = *p;
             continue;
@@ -360,7 +364,6 @@ static char *take_string(Lex *lx, uint32_t *lenp)
     }
     out[n] = 0;
     *lenp = (uint32_t)n;
-    next(lx);
     return out;
 }
 
@@ -1060,7 +1063,7 @@ static void resolve_pools(Asm *a)
             VmType shape;
             uint32_t raw;
             uint32_t line = lx.line;
-            if (parse_shape(&lx, true, true, &shape, &raw))
+            if (parse_shape(&lx, true, false, &shape, &raw))
                 aerr(a, line, "a 'types' entry must spell a type, not #%u", raw);
             m->types = grow_pow2(m->types, m->ntypes, sizeof *m->types);
             m->types[m->ntypes++] = shape;  /* takes shape.params */

@@ -29,13 +29,22 @@ size_t vm_format_float(double d, char *buf, size_t n)
     } else if (isinf(d)) {
         strcpy(tmp, d < 0 ? "-inf" : "inf");
     } else {
-        /* the shortest of the three precisions that reads back exactly */
-        static const char *const fmts[] = {"%.15g", "%.16g", "%.17g"};
-        for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
-            snprintf(tmp, sizeof tmp, fmts[i], d);
+        /* the fewest significant digits P that read back exactly (reading
+         * back is monotone in P, and 17 always works), then Python's repr
+         * layout: positional for exponents in [-4, 16), else scientific */
+        int lo = 1, hi = 17;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            snprintf(tmp, sizeof tmp, "%.*e", mid - 1, d);
             if (strtod(tmp, NULL) == d)
-                break;
+                hi = mid;
+            else
+                lo = mid + 1;
         }
+        snprintf(tmp, sizeof tmp, "%.*e", lo - 1, d);
+        int exp10 = atoi(strchr(tmp, 'e') + 1);
+        if (exp10 >= -4 && exp10 < 16)
+            snprintf(tmp, sizeof tmp, "%.*f", lo - 1 - exp10 > 0 ? lo - 1 - exp10 : 0, d);
         if (!strpbrk(tmp, ".e"))
             strcat(tmp, ".0");  /* keeps floats visibly floats: 1.0, -0.0 */
     }

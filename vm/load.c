@@ -14,6 +14,7 @@
  */
 #include "vm.h"
 
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -91,12 +92,11 @@ static uint32_t get_opt(Reader *r)
 }
 
 /* A count of entries that take at least one byte each. */
-static uint32_t get_count(Reader *r, const char *what)
+static uint32_t get_count(Reader *r)
 {
     uint32_t n = get_u32(r);
     if (n > (size_t)(r->end - r->p))
-        bad(r, "%s count %u exceeds the remaining %zu bytes in %s", what, n,
-            (size_t)(r->end - r->p), r->ctx);
+        bad(r, "truncated in %s (%u entries, %zu bytes left)", r->ctx, n, (size_t)(r->end - r->p));
     return n;
 }
 
@@ -125,20 +125,33 @@ static char *get_bytes(Reader *r, uint32_t *lenp)
     return s;
 }
 
-/* Names are C strings everywhere else, so an embedded NUL would silently
- * rename the entry; reject it.  *dst is set before checking so the caller's
- * module owns the allocation either way. */
+/* Table names must be names of the text form ([A-Za-z_$][A-Za-z0-9_$.]*)
+ * so that every module we accept disassembles to text that reassembles.
+ * *dst is set before checking so the caller's module owns the allocation
+ * either way. */
 static void get_name(Reader *r, char **dst)
+{
+    uint32_t len;
+    char *s = *dst = get_bytes(r, &len);
+    bool ok = len > 0 && (isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == '$');
+    for (uint32_t i = 1; ok && i < len; i++)
+        ok = isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '$' || s[i] == '.';
+    if (!ok)
+        bad(r, "bad name in %s", r->ctx);
+}
+
+/* Module and source names are free text (but C strings). */
+static void get_text(Reader *r, char **dst)
 {
     uint32_t len;
     *dst = get_bytes(r, &len);
     if (strlen(*dst) != len)
-        bad(r, "name contains a NUL byte in %s", r->ctx);
+        bad(r, "NUL byte in %s", r->ctx);
 }
 
-static void get_list(Reader *r, uint32_t *n, uint32_t **v, const char *what)
+static void get_list(Reader *r, uint32_t *n, uint32_t **v)
 {
-    uint32_t cnt = get_count(r, what);
+    uint32_t cnt = get_count(r);
     *v = alloc(r, cnt, sizeof **v);
     *n = cnt;
     for (uint32_t i = 0; i < cnt; i++)
@@ -178,7 +191,7 @@ static int32_t get_operand(Reader *r, char kind, const VmMethod *mm, uint32_t pc
 static void read_types(Reader *r, VmModule *m)
 {
     setctx(r, "types");
-    uint32_t n = get_count(r, "type");
+    uint32_t n = get_count(r);
     m->types = alloc(r, n, sizeof *m->types);
     m->ntypes = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -201,7 +214,7 @@ static void read_types(Reader *r, VmModule *m)
             t->ret = get_u32(r);
             if (t->ret >= i)
                 bad(r, "type %u refers to type %u (must be < %u)", i, t->ret, i);
-            get_list(r, &t->nparams, &t->params, "parameter");
+            get_list(r, &t->nparams, &t->params);
             for (uint32_t k = 0; k < t->nparams; k++)
                 if (t->params[k] >= i)
                     bad(r, "type %u refers to type %u (must be < %u)", i, t->params[k], i);
@@ -215,7 +228,7 @@ static void read_types(Reader *r, VmModule *m)
 static void read_methods(Reader *r, VmModule *m)
 {
     setctx(r, "methods");
-    uint32_t n = get_count(r, "method");
+    uint32_t n = get_count(r);
     m->methods = alloc(r, n, sizeof *m->methods);
     m->nmethods = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -230,10 +243,10 @@ static void read_methods(Reader *r, VmModule *m)
         mm->owner = get_opt(r);
         mm->nparams = get_u32(r);
         mm->ret = get_u32(r);
-        get_list(r, &mm->nregs, &mm->regs, "register");
-        get_list(r, &mm->ncaps, &mm->caps, "capture");
+        get_list(r, &mm->nregs, &mm->regs);
+        get_list(r, &mm->ncaps, &mm->caps);
         setctx(r, "method %u code", i);
-        uint32_t ncode = get_count(r, "instruction");
+        uint32_t ncode = get_count(r);
         mm->code = alloc(r, ncode, sizeof *mm->code);
         mm->ncode = ncode;
         for (uint32_t pc = 0; pc < ncode; pc++) {
@@ -254,7 +267,7 @@ static void read_methods(Reader *r, VmModule *m)
             }
         }
         setctx(r, "method %u lines", i);
-        uint32_t nl = get_count(r, "line");
+        uint32_t nl = get_count(r);
         mm->lines = alloc(r, nl, sizeof *mm->lines);
         mm->nlines = nl;
         uint32_t pc = 0;
@@ -278,7 +291,7 @@ static void read_module(Reader *r, VmModule *m)
         bad(r, "unsupported format version %u (expected %u)", version, VM_FORMAT_VERSION);
 
     setctx(r, "constants");
-    uint32_t n = get_count(r, "constant");
+    uint32_t n = get_count(r);
     m->consts = alloc(r, n, sizeof *m->consts);
     m->nconsts = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -289,7 +302,7 @@ static void read_module(Reader *r, VmModule *m)
     read_types(r, m);
 
     setctx(r, "classes");
-    n = get_count(r, "class");
+    n = get_count(r);
     m->classes = alloc(r, n, sizeof *m->classes);
     m->nclasses = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -301,12 +314,12 @@ static void read_module(Reader *r, VmModule *m)
         if (c->flags & ~(uint32_t)(VM_C_ABSTRACT | VM_C_INTERFACE))
             bad(r, "unknown flags 0x%x in class %s", c->flags, c->name);
         c->super = get_opt(r);
-        get_list(r, &c->nifaces, &c->ifaces, "interface");
-        get_list(r, &c->nvtable, &c->vtable, "vtable");
+        get_list(r, &c->nifaces, &c->ifaces);
+        get_list(r, &c->nvtable, &c->vtable);
     }
 
     setctx(r, "fields");
-    n = get_count(r, "field");
+    n = get_count(r);
     m->fields = alloc(r, n, sizeof *m->fields);
     m->nfields = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -319,21 +332,21 @@ static void read_module(Reader *r, VmModule *m)
     read_methods(r, m);
 
     setctx(r, "natives");
-    n = get_count(r, "native");
+    n = get_count(r);
     m->natives = alloc(r, n, sizeof *m->natives);
     m->nnatives = n;
     for (uint32_t i = 0; i < n; i++) {
         VmNative *nv = &m->natives[i];
         setctx(r, "native %u", i);
         get_name(r, &nv->name);
-        get_name(r, &nv->lib);
-        get_name(r, &nv->symbol);
-        get_list(r, &nv->nparams, &nv->params, "parameter");
+        get_text(r, &nv->lib);
+        get_text(r, &nv->symbol);
+        get_list(r, &nv->nparams, &nv->params);
         nv->ret = get_u32(r);
     }
 
     setctx(r, "globals");
-    n = get_count(r, "global");
+    n = get_count(r);
     m->globals = alloc(r, n, sizeof *m->globals);
     m->nglobals = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -343,8 +356,8 @@ static void read_module(Reader *r, VmModule *m)
     }
 
     setctx(r, "header");
-    get_name(r, &m->name);
-    get_name(r, &m->source);
+    get_text(r, &m->name);
+    get_text(r, &m->source);
     m->main = get_opt(r);
     m->init = get_opt(r);
     if (r->p != r->end)

@@ -159,14 +159,14 @@ for k in "${!names[@]}"; do
 done
 
 # results.json
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -d '"\\')
-lua_version=$("$lua" -v 2>&1 | head -n 1 | tr -d '"\\')
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -d '\042\134')
+lua_version=$("$lua" -v 2>&1 | head -n 1 | tr -d '\042\134')
 {
     printf '{\n'
     printf '  "date": "%s",\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     printf '  "machine": {"cpu": "%s", "cores": %s, "kernel": "%s"},\n' \
-        "$cpu" "$(nproc 2>/dev/null || echo 0)" "$(uname -sr | tr -d '"\\')"
-    printf '  "tally": "%s",\n' "$(tr -d '"\\' <<<"$tally")"
+        "$cpu" "$(nproc 2>/dev/null || echo 0)" "$(uname -sr | tr -d '\042\134')"
+    printf '  "tally": "%s",\n' "$(tr -d '\042\134' <<<"$tally")"
     printf '  "lua": "%s",\n' "$lua_version"
     printf '  "runs": %d,\n' "$runs"
     printf '  "benchmarks": [\n'

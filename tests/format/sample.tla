@@ -3,7 +3,7 @@
 // interfaces with super-interfaces, abstract and concrete classes with
 // fields and vtables, abstract methods, a lambda with captures) and every
 // operand kind.  The format round-trip tests assemble, write, read and
-// disassemble it; it also runs: it prints 6, 12, 3.0, area, 6, 5.
+// disassemble it; it also runs: it prints 6, 12, 2.0, area, 6, 5.
 module "sample"
 source "sample.tl"
 main main
@@ -102,7 +102,7 @@ method main () : void static
   LDI r7, 2
   CALLF r1, r6
   CALLN _, r1, println_int
-  LDF r4, 27.0
+  LDF r4, 8.0
   CALLN r4, r4, cbrt
   CALLN _, r4, println_float
   CALLV r11, r0, Base.name

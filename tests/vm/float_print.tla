@@ -6,7 +6,7 @@
 // expect: 0.3333333333333333
 // expect: 0.6666666666666666
 // expect: 100.0
-// expect: 1e+15
+// expect: 1000000000000000.0
 // expect: 100000000000000.0
 // expect: 123.456
 // expect: -0.0
@@ -17,7 +17,7 @@
 // expect: -inf
 // expect: nan
 // expect: nan
-// expect: 4.94065645841247e-324
+// expect: 5e-324
 // expect: 14.285714285714286
 // expect: 1e+23
 // expect: x=0.5
