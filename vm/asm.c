@@ -1075,43 +1075,15 @@ static void resolve_pools(Asm *a)
 
 /* ---- pass 3: method bodies ---------------------------------------------- */
 
-static uint32_t levenshtein(const char *a, size_t an, const char *b, size_t bn)
-{
-    uint32_t row[64];
-    if (an >= 64 || bn >= 64)
-        return UINT32_MAX;
-    for (size_t j = 0; j <= bn; j++)
-        row[j] = (uint32_t)j;
-    for (size_t i = 1; i <= an; i++) {
-        uint32_t diag = row[0];
-        row[0] = (uint32_t)i;
-        for (size_t j = 1; j <= bn; j++) {
-            uint32_t up = row[j];
-            uint32_t cost = toupper((unsigned char)a[i - 1]) == toupper((unsigned char)b[j - 1]) ? 0 : 1;
-            uint32_t best = diag + cost;
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[bn];
-}
-
-/* Closest candidate within a third of the word's length (case-blind). */
+/* Closest candidate, through the VM's one suggestion helper (case-blind). */
 static const char *suggest(const char *w, size_t wn, const char *const *cands, size_t n)
 {
-    const char *best = NULL;
-    uint32_t bd = UINT32_MAX;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t d = levenshtein(w, wn, cands[i], strlen(cands[i]));
-        if (d < bd)
-            bd = d, best = cands[i];
-    }
-    uint32_t limit = wn < 3 ? 1 : (uint32_t)(wn + 2) / 3;
-    return bd <= limit ? best : NULL;
+    char word[64];
+    if (wn >= sizeof word)
+        return NULL;
+    memcpy(word, w, wn);
+    word[wn] = 0;
+    return vm_suggest(word, cands, n);
 }
 
 static int32_t take_reg(Lex *lx, const VmMethod *mm, bool optional)

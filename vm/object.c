@@ -110,7 +110,11 @@ void vm_gc_init(Vm *vm)
     if (!gc_ready) {
         /* tests fork children that allocate; later tiers may fork tools */
         GC_set_handle_fork(1);
+        if (vm && vm->tun.gc_markers > 0)
+            GC_set_markers_count((unsigned)vm->tun.gc_markers);
         GC_INIT();
+        if (vm && vm->tun.gc_initial_heap > 0)
+            GC_expand_hp((size_t)vm->tun.gc_initial_heap);
         GC_allow_register_threads();
         GC_set_oom_fn(oom_returns_null);
         GC_set_warn_proc(filter_warnings);
@@ -191,18 +195,33 @@ VmArray *vm_new_array(VmThread *t, VmType *type, int64_t length)
     return a;
 }
 
+/* A string whose bytes the caller fills: only the header and the final NUL
+ * are written, since clearing bytes about to be copied over costs as much as
+ * the copy (string-building loops are dominated by this). */
+static VmString *string_uninit(VmThread *t, int64_t len)
+{
+    size_t head = offsetof(VmString, bytes);
+    if (len < 0 || (uint64_t)len > SIZE_MAX - head - 1)
+        vm_raise(t, "out of memory");
+    VmString *s = GC_MALLOC_ATOMIC(head + (size_t)len + 1);
+    if (!s)
+        vm_raise(t, "out of memory");
+    s->cls = t->vm->string_class;
+    s->length = len;
+    s->hash = 0;
+    s->bytes[len] = 0;
+    return s;
+}
+
 VmString *vm_new_string(VmThread *t, const char *bytes, int64_t len)
 {
     if (len < 0)
         len = 0;
-    size_t head = offsetof(VmString, bytes);
-    if ((uint64_t)len > SIZE_MAX - head - 1)
-        vm_raise(t, "out of memory");
-    VmString *s = vm_alloc(t, head + (size_t)len + 1, true);
-    s->cls = t->vm->string_class;
-    s->length = len;
-    if (bytes && len)
+    VmString *s = string_uninit(t, len);
+    if (bytes)
         memcpy(s->bytes, bytes, (size_t)len);
+    else
+        memset(s->bytes, 0, (size_t)len);
     return s;
 }
 
@@ -212,7 +231,7 @@ VmString *vm_string_concat(VmThread *t, VmString *a, VmString *b)
         vm_raise(t, "null dereference");
     if (a->length > INT64_MAX - b->length)
         vm_raise(t, "out of memory");
-    VmString *s = vm_new_string(t, NULL, a->length + b->length);
+    VmString *s = string_uninit(t, a->length + b->length);
     memcpy(s->bytes, a->bytes, (size_t)a->length);
     memcpy(s->bytes + a->length, b->bytes, (size_t)b->length);
     return s;

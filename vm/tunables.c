@@ -145,7 +145,7 @@ void vm_tunables_help(FILE *out)
     }
 }
 
-/* Levenshtein distance, bounded to short words (names, flags). */
+/* Levenshtein distance, case-blind, bounded to short words (names, flags). */
 static size_t distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
@@ -159,7 +159,7 @@ static size_t distance(const char *a, const char *b)
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j];
-            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
             size_t best = diag + cost;
             if (row[j] + 1 < best)
                 best = row[j] + 1;

@@ -195,14 +195,15 @@ typedef struct VmBranchProf {
 } VmBranchProf;
 
 #define VM_SITE_WAYS 4
-/* Per virtual/interface call site: receiver classes seen, and the inline
- * cache the interpreter uses for interface dispatch. */
+/* Per virtual/interface call site: the receiver classes seen (the profile)
+ * double as the interpreter's polymorphic inline cache for interface
+ * dispatch (seen[i].m); cache_cls/cache_m serve receivers beyond the ways. */
 typedef struct VmCallSite {
     VmMethod *target;      /* the statically named method */
     uint32_t pc;
     VmClass *cache_cls;
     VmMethod *cache_m;
-    struct { VmClass *cls; uint64_t count; } seen[VM_SITE_WAYS];
+    struct { VmClass *cls; uint64_t count; VmMethod *m; } seen[VM_SITE_WAYS];
     uint64_t other;        /* calls whose receiver class did not fit */
 } VmCallSite;
 

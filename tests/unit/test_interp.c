@@ -453,7 +453,7 @@ TEST(interp_calls)
         CHECK_INT(m->prof.sites[0].seen[0].count, 1);
         CHECK_INT(m->prof.sites[1].seen[0].count, 1);
         CHECK_INT(m->prof.sites[1].seen[1].count, 2);
-        CHECK(m->prof.sites[1].cache_cls && strcmp(m->prof.sites[1].cache_cls->name, "Big") == 0);
+        CHECK(m->prof.sites[1].seen[1].m && strcmp(m->prof.sites[1].seen[1].m->name, "Big.area") == 0);
         CHECK_INT(m->prof.sites[2].seen[0].count, 3);
         CHECK_INT(m->prof.sites[2].other, 0);
     }
