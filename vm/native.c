@@ -239,10 +239,16 @@ VmValue vm_native_call(VmThread *t, VmNative *n, VmValue *args)
             store[i].b = args[i].i != 0;
             break;
         case CONV_STRING:
-            store[i].p = args[i].p ? ((VmString *)args[i].p)->bytes : NULL;
+            /* C code takes a string or array pointer on trust: null stops
+             * here as it would at any other use, not as a crash in C */
+            if (!args[i].p)
+                vm_raise(t, "null dereference");
+            store[i].p = ((VmString *)args[i].p)->bytes;
             break;
         case CONV_ARRAY:
-            store[i].p = args[i].p ? (void *)&((VmArray *)args[i].p)->data : NULL;
+            if (!args[i].p)
+                vm_raise(t, "null dereference");
+            store[i].p = (void *)&((VmArray *)args[i].p)->data;
             break;
         }
         avalues[i] = &store[i];
