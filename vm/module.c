@@ -228,33 +228,59 @@ bool vm_type_equal(const VmModule *m, uint32_t a, uint32_t b)
     return same_shape(m, &m->types[a], &m->types[b]);
 }
 
-/* Does interface `i` equal or extend interface `target` (class indices)? */
-static bool iface_extends(const VmModule *m, uint32_t i, uint32_t target, uint32_t depth)
+/* Does interface `i` equal or extend interface `target` (class indices)?
+ * Depth-first with a visited set, so diamonds cost linear time. */
+bool vm_iface_extends(const VmModule *m, uint32_t i, uint32_t target)
 {
     if (i == target)
         return true;
-    if (i >= m->nclasses || depth > m->nclasses)
+    if (i >= m->nclasses)
         return false;
-    const VmClass *c = &m->classes[i];
-    for (uint32_t k = 0; k < c->nifaces; k++)
-        if (iface_extends(m, c->ifaces[k], target, depth + 1))
-            return true;
-    return false;
+    uint8_t small[512];
+    size_t n = m->nclasses;
+    uint8_t *seen = n <= sizeof small ? small : calloc(n, 1);
+    uint32_t *stack = malloc(n * sizeof *stack);
+    if (!seen || !stack)
+        abort();
+    if (seen == small)
+        memset(small, 0, n);
+    bool found = false;
+    size_t sp = 0;
+    stack[sp++] = i;
+    seen[i] = 1;
+    while (sp && !found) {
+        const VmClass *c = &m->classes[stack[--sp]];
+        for (uint32_t k = 0; k < c->nifaces; k++) {
+            uint32_t j = c->ifaces[k];
+            if (j == target) {
+                found = true;
+                break;
+            }
+            if (j < n && !seen[j]) {
+                seen[j] = 1;
+                stack[sp++] = j;
+            }
+        }
+    }
+    if (seen != small)
+        free(seen);
+    free(stack);
+    return found;
 }
 
-static bool class_implements(const VmModule *m, uint32_t c, uint32_t iface)
+bool vm_class_implements(const VmModule *m, uint32_t c, uint32_t iface)
 {
     for (uint32_t steps = 0; c < m->nclasses && steps <= m->nclasses; steps++) {
         const VmClass *k = &m->classes[c];
         for (uint32_t j = 0; j < k->nifaces; j++)
-            if (iface_extends(m, k->ifaces[j], iface, 0))
+            if (vm_iface_extends(m, k->ifaces[j], iface))
                 return true;
         c = k->super;
     }
     return false;
 }
 
-static bool class_extends(const VmModule *m, uint32_t c, uint32_t target)
+bool vm_class_extends(const VmModule *m, uint32_t c, uint32_t target)
 {
     for (uint32_t steps = 0; c < m->nclasses && steps <= m->nclasses; steps++) {
         if (c == target)
@@ -276,11 +302,11 @@ bool vm_type_assignable(const VmModule *m, uint32_t from, uint32_t to)
     if (t->kind == VM_T_OBJECT)
         return true;
     if (f->kind == VM_T_CLASS && t->kind == VM_T_CLASS)
-        return class_extends(m, f->ref, t->ref);
+        return vm_class_extends(m, f->ref, t->ref);
     if (f->kind == VM_T_CLASS && t->kind == VM_T_IFACE)
-        return class_implements(m, f->ref, t->ref);
+        return vm_class_implements(m, f->ref, t->ref);
     if (f->kind == VM_T_IFACE && t->kind == VM_T_IFACE)
-        return iface_extends(m, f->ref, t->ref, 0);
+        return vm_iface_extends(m, f->ref, t->ref);
     return false;
 }
 

@@ -97,41 +97,6 @@ static void names_free(NameSet *s)
 
 /* ---- class relations (valid once the graph is known acyclic) ------------ */
 
-bool vm_verify_class_extends(const VmModule *m, uint32_t c, uint32_t target)
-{
-    for (uint32_t steps = 0; c < m->nclasses && steps <= m->nclasses; steps++) {
-        if (c == target)
-            return true;
-        c = m->classes[c].super;
-    }
-    return false;
-}
-
-static bool iface_extends(const VmModule *m, uint32_t i, uint32_t target, uint32_t depth)
-{
-    if (i == target)
-        return true;
-    if (i >= m->nclasses || depth > m->nclasses)
-        return false;
-    const VmClass *c = &m->classes[i];
-    for (uint32_t k = 0; k < c->nifaces; k++)
-        if (iface_extends(m, c->ifaces[k], target, depth + 1))
-            return true;
-    return false;
-}
-
-bool vm_verify_class_implements(const VmModule *m, uint32_t c, uint32_t iface)
-{
-    for (uint32_t steps = 0; c < m->nclasses && steps <= m->nclasses; steps++) {
-        const VmClass *k = &m->classes[c];
-        for (uint32_t j = 0; j < k->nifaces; j++)
-            if (iface_extends(m, k->ifaces[j], iface, 0))
-                return true;
-        c = k->super;
-    }
-    return false;
-}
-
 bool vm_verify_class_fits(const VmModule *m, uint32_t c, uint32_t t)
 {
     if (t >= m->ntypes)
@@ -141,9 +106,9 @@ bool vm_verify_class_fits(const VmModule *m, uint32_t c, uint32_t t)
     case VM_T_OBJECT:
         return true;
     case VM_T_CLASS:
-        return vm_verify_class_extends(m, c, ty->ref);
+        return vm_class_extends(m, c, ty->ref);
     case VM_T_IFACE:
-        return vm_verify_class_implements(m, c, ty->ref);
+        return vm_class_implements(m, c, ty->ref);
     default:
         return false;
     }
@@ -484,7 +449,7 @@ static bool check_class_vtable(VmVerifier *v, uint32_t ci, uint32_t *count)
         if (!vm_verify_is_virtual(m, mm))
             return FAIL_CLASS(v, c, "vtable slot %u: %s is not a virtual method", i, mm->name);
         const VmClass *owner = &m->classes[mm->owner];
-        if (!vm_verify_class_extends(m, ci, mm->owner))
+        if (!vm_class_extends(m, ci, mm->owner))
             return FAIL_CLASS(v, c, "vtable slot %u: %s belongs to %s, not to %s or a superclass",
                               i, mm->name, owner->name, c->name);
         if (mm->owner != ci && (i >= owner->nvtable || owner->vtable[i] != mi))

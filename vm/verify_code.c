@@ -261,7 +261,7 @@ static char elem_letter(uint32_t op)
 static bool want_field_owner(VmVerifier *v, int32_t r, const VmField *f)
 {
     const VmType *t = ty(v, reg(v, r));
-    if (t->kind != VM_T_CLASS || !vm_verify_class_extends(v->m, t->ref, f->owner))
+    if (t->kind != VM_T_CLASS || !vm_class_extends(v->m, t->ref, f->owner))
         return fail(v, "register r%d has type %s, which has no field %s", r,
                     vm_verify_tname(v, reg(v, r)), vm_verify_str(f->name));
     return true;

@@ -31,8 +31,6 @@ const char *vm_verify_tname(VmVerifier *v, uint32_t t);
 const char *vm_verify_str(const char *s);
 
 /* Class relations on a verified (acyclic, in-range) class graph. */
-bool vm_verify_class_extends(const VmModule *m, uint32_t c, uint32_t target);
-bool vm_verify_class_implements(const VmModule *m, uint32_t c, uint32_t iface);
 /* Is an instance of class c usable where type t is expected? */
 bool vm_verify_class_fits(const VmModule *m, uint32_t c, uint32_t t);
 

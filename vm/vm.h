@@ -300,6 +300,12 @@ uint32_t vm_module_add_const(VmModule *m, const char *bytes, uint32_t len);
 bool vm_type_equal(const VmModule *m, uint32_t a, uint32_t b);
 /* Is a value of type `from` usable where `to` is expected (no cast)? */
 bool vm_type_assignable(const VmModule *m, uint32_t from, uint32_t to);
+/* Class relations by index: c is target or a subclass of it; c or a
+ * superclass implements iface (through super-interfaces too); interface i
+ * is target or extends it. */
+bool vm_class_extends(const VmModule *m, uint32_t c, uint32_t target);
+bool vm_class_implements(const VmModule *m, uint32_t c, uint32_t iface);
+bool vm_iface_extends(const VmModule *m, uint32_t i, uint32_t target);
 /* Writes the .tla spelling of a type ("int[]", "fn(int,Rect):bool"). */
 void vm_type_print(const VmModule *m, uint32_t t, FILE *out);
 size_t vm_type_format(const VmModule *m, uint32_t t, char *buf, size_t size);
