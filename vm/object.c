@@ -126,13 +126,13 @@ void vm_gc_init(Vm *vm)
         GC_set_max_heap_size((GC_word)vm->tun.gc_max_heap);
 }
 
-bool vm_gc_register_thread(void)
+int vm_gc_register_thread(void)
 {
     struct GC_stack_base sb;
     if (GC_get_stack_base(&sb) != GC_SUCCESS)
-        return false;
+        return -1;
     int r = GC_register_my_thread(&sb);
-    return r == GC_SUCCESS || r == GC_DUPLICATE;
+    return r == GC_SUCCESS ? 1 : r == GC_DUPLICATE ? 0 : -1;
 }
 
 void vm_gc_unregister_thread(void)

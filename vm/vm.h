@@ -479,7 +479,10 @@ int vm_line_of(const VmMethod *m, const VmInsn *pc);
 
 /* gc glue (object.c) */
 void vm_gc_init(Vm *vm);
-bool vm_gc_register_thread(void);     /* for threads other than main */
+/* For threads other than main that touch the heap: 1 = registered by this
+ * call (pair it with vm_gc_unregister_thread), 0 = the collector already
+ * knew the thread (GC_pthread_create made it; do not unregister), -1 = failed. */
+int vm_gc_register_thread(void);
 void vm_gc_unregister_thread(void);
 /* Adds/removes a thread's register stack to/from the GC roots (vm_thread_new
  * and vm_thread_free call these). */

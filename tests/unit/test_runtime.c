@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -500,4 +501,39 @@ TEST(runtime_run_and_link_errors)
     CHECK(!m->linked);
     vm_free(v);
     vm_module_free(m);
+}
+
+/* A second thread registered with the collector: what only its C stack
+ * and its register stack reference survives collections it triggers. */
+static void *other_thread(void *arg)
+{
+    int *ok = arg;
+    int reg = vm_gc_register_thread();  /* 0 here: GC_pthread_create registered us */
+    if (reg < 0)
+        return NULL;
+    VmThread *t = vm_thread_new(vm);
+    VmString *volatile on_stack = vm_new_string(t, "on the C stack", 14);
+    t->stack[3].p = vm_new_string(t, "in a register", 13);
+    t->stack_hwm = t->stack + 4;
+    for (int i = 0; i < 3; i++) {
+        GC_gcollect();
+        for (int k = 0; k < 5000; k++)
+            vm_new_string(t, "garbage garbage garbage garbage", 31);
+    }
+    *ok = strcmp(on_stack->bytes, "on the C stack") == 0 &&
+          strcmp(((VmString *)t->stack[3].p)->bytes, "in a register") == 0;
+    vm_thread_free(t);
+    if (reg == 1)
+        vm_gc_unregister_thread();
+    return NULL;
+}
+
+TEST(runtime_gc_registered_thread)
+{
+    setup();
+    int ok = 0;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, other_thread, &ok) == 0);
+    pthread_join(th, NULL);
+    CHECK(ok);
 }
