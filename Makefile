@@ -48,7 +48,7 @@ test: setup
 
 demo: setup
 	@$(MAKE) --no-print-directory bin/tally
-	bin/tally run examples/fib.tla 27
+	bin/tally run examples/fib.tla 32
 
 bench-interp: setup
 	@$(MAKE) --no-print-directory bin/tally
