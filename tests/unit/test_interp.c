@@ -694,3 +694,45 @@ TEST(interp_hot_osr_pc)
     CHECK_INT(m->prof.backedges, 99);
     unload(vm);
 }
+
+/* What a higher tier does: on the hot hook, install other code for the
+ * method with one store to its entry.  Calls made after the store reach
+ * the new entry (here a C function standing in for compiled code, which
+ * computes x * 100 instead of x + 1); earlier calls ran the bytecode. */
+static VmValue fake_compiled(VmThread *t, VmMethod *m, VmValue *args)
+{
+    (void)t;
+    (void)m;
+    return (VmValue){.i = args[0].i * 100};
+}
+
+static void install_on_hot(Vm *vm, VmMethod *m, const VmInsn *osr)
+{
+    (void)vm;
+    if (!osr && strcmp(m->name, "f") == 0)
+        m->entry = fake_compiled;
+}
+
+TEST(interp_entry_install)
+{
+    const char *src =
+        "main main\n"
+        "native println_int (int) : void = builtin \"println_int\"\n"
+        "method f (int) : int static\n  ADDK r0, r0, 1\n  RET r0\nend\n"
+        "method main () : void static\n  regs int, int, int\n"
+        "  LDI r2, 5\n"
+        "top:\n  CALL r1, r0, f\n  CALLN _, r1, println_int\n  LOOP r0, r2, top\n  RETV\nend\n";
+    /* threshold 3: f(0) and f(1) are interpreted; the third call makes f
+     * hot before it is dispatched, so it and every later call use the
+     * installed entry */
+    Vm *vm = load(src, 3, false);
+    if (!vm)
+        return;
+    vm->hooks.hot = install_on_hot;
+    Run r;
+    run_vm(vm, &r);
+    CHECK_INT(r.status, 0);
+    CHECK_STR(r.out, "1\n2\n200\n300\n400\n");
+    CHECK_INT(method(vm, "f")->prof.calls, 5);
+    unload(vm);
+}
