@@ -3,8 +3,9 @@
 #
 # Suites, in order:
 #   unit      C unit tests (build/unit-tests)
-#   program   tests/vm/*.tla with `// expect…` lines, on every VM build and
-#             from the assembled .tlb too
+#   program   tests/vm/*.tla and tests/lang/*.tl with `// expect…` lines, on
+#             every VM build and from the assembled/built .tlb too;
+#             examples/*.tl against tests/lang/examples/*.expect
 #   tiers     every program gives identical stdout, stderr and status on
 #             every build (threaded, switch; JIT modes join later)
 #   verify    tests/verify/*.tla must be rejected with the exact message
@@ -12,6 +13,8 @@
 #   cli       the command's own behaviour (tests/cli.sh)
 #   mutate    ≥20,000 random mutations/truncations of valid modules end in
 #             exit 0, 1 or 2, never a signal
+#   srcfuzz   ≥10,000 mutated .tl sources: the compiler never crashes, and
+#             what it accepts always verifies
 # Usage: tests/run.sh [suite...]   (default: all)
 set -u
 cd "$(dirname "$0")/.."
@@ -45,6 +48,10 @@ run_program() {
 # file's expectations
 check_expect() {
     local file=$1 label=$2 want_status=0 msg
+    if grep -q '^[[:space:]]*// expect-error:' "$file"; then
+        check_compile_errors "$file" "$label"
+        return
+    fi
     directive "$file" expect >"$TMP/want_out"
     if ! cmp -s "$TMP/want_out" "$TMP/out"; then
         bad "$label: stdout differs"
@@ -80,7 +87,36 @@ check_expect() {
     ok
 }
 
+# check_compile_errors FILE LABEL: exit 2, and stderr holds exactly the
+# expected `FILE:LINE:COL: error: MESSAGE` lines (and no other errors)
+check_compile_errors() {
+    local file=$1 label=$2 want n_want n_got
+    if [[ $status -ne 2 ]]; then
+        bad "$label: exit status $status, want 2 (compile error)"
+        return
+    fi
+    while IFS= read -r want; do
+        if ! grep -qxF -- "$file:$want" "$TMP/err"; then
+            bad "$label: missing '$file:$want'; got: $(grep ': error: ' "$TMP/err" | head -3)"
+            return
+        fi
+    done < <(directive "$file" expect-error | sed 's/^\([0-9]*:[0-9]*\): /\1: error: /')
+    n_want=$(directive "$file" expect-error | wc -l)
+    n_got=$(grep -c ': error: ' "$TMP/err")
+    if [[ $n_got -ne $n_want ]]; then
+        bad "$label: $n_got errors reported, want $n_want: $(grep ': error: ' "$TMP/err" | head -4)"
+        return
+    fi
+    ok
+}
+
+# to_tlb FILE OUT: the module of a .tla or .tl program as a binary file
+to_tlb() {
+    if [[ $1 == *.tl ]]; then bin/tally build "$1" -o "$2"; else bin/tally asm "$1" -o "$2"; fi
+}
+
 PROGRAMS=(tests/vm/*.tla)
+for f in tests/lang/*.tl; do [[ -f $f ]] && PROGRAMS+=("$f"); done
 
 SUITE=unit
 if want "${SUITES[@]}"; then
@@ -106,16 +142,33 @@ if want "${SUITES[@]}"; then
             run_program "$b" "$f"
             check_expect "$f" "$f [$b]"
         done
-        # the same program as an assembled binary module
-        tlb="$TMP/$(basename "$f" .tla).tlb"
-        if bin/tally asm "$f" -o "$tlb" 2>"$TMP/asmerr"; then
+        # the same program as a binary module
+        tlb="$TMP/$(basename "$f").tlb"
+        if to_tlb "$f" "$tlb" 2>"$TMP/asmerr" >/dev/null; then
             run_program bin/tally "$f" "$tlb"
-            # traces name the source declared in the module, so they match too
+            # traces name the source recorded in the module, so they match too
             check_expect "$f" "$f [.tlb]"
-        elif [[ $(directive "$f" expect-exit) == 2 ]]; then
-            ok  # a load error the assembler also reports
+        elif [[ $(directive "$f" expect-exit) == 2 ]] || grep -q '// expect-error:' "$f"; then
+            ok  # a load or compile error, also reported when building
         else
-            bad "$f: tally asm failed: $(head -2 "$TMP/asmerr")"
+            bad "$f: building .tlb failed: $(head -2 "$TMP/asmerr")"
+        fi
+    done
+    # examples: stdout against tests/lang/examples/NAME.expect (the first
+    # lines, when the example also prints timings)
+    for x in tests/lang/examples/*.expect; do
+        [[ -f $x ]] || continue
+        ex="examples/$(basename "$x" .expect).tl"
+        timeout 120 bin/tally run "$ex" >"$TMP/out" 2>"$TMP/err" </dev/null
+        status=$?
+        n=$(wc -l <"$x")
+        if [[ $status -ne 0 ]]; then
+            bad "$ex: exit status $status: $(head -2 "$TMP/err")"
+        elif ! head -n "$n" "$TMP/out" | cmp -s - "$x"; then
+            bad "$ex: output differs from $x"
+            head -n "$n" "$TMP/out" | diff "$x" - | head -6
+        else
+            ok
         fi
     done
 fi
@@ -123,7 +176,7 @@ fi
 SUITE=tiers
 if want "${SUITES[@]}"; then
     echo "== tiers (identical behaviour on: ${BUILDS[*]})"
-    for f in "${PROGRAMS[@]}" examples/*.tla; do
+    for f in "${PROGRAMS[@]}" examples/*.tla examples/*.tl; do
         [[ -f $f ]] || continue
         grep -q 'clock' "$f" && continue  # prints timings
         ref=""
@@ -211,11 +264,35 @@ if want "${SUITES[@]}"; then
         grep -q 'gc.max_heap' "$f" && continue  # needs its flags to stay small
         bin/tally asm "$f" -o "$TMP/seeds/$(basename "$f" .tla).tlb" 2>/dev/null
     done
+    for f in tests/lang/*.tl; do  # compiler output makes realistic seeds
+        [[ -f $f ]] || continue
+        grep -q -e '// expect-error:' -e 'gc.max_heap' "$f" && continue
+        bin/tally build "$f" -o "$TMP/seeds/$(basename "$f" .tl).tl.tlb" 2>/dev/null
+    done
     if build/mutate --runs "${MUTATE_RUNS:-20000}" --save build/mutants "$TMP"/seeds/*.tlb >"$TMP/mut" 2>&1; then
         ok
         tail -1 "$TMP/mut"
     else
         bad "mutation test: $(tail -3 "$TMP/mut")"
+    fi
+fi
+
+SUITE=srcfuzz
+if want "${SUITES[@]}" && [[ -x build/srcfuzz ]]; then
+    echo "== srcfuzz"
+    seeds=()
+    for f in tests/lang/*.tl examples/*.tl stdlib/*.tl; do
+        [[ -f $f ]] || continue
+        grep -q 'gc.max_heap' "$f" && continue
+        seeds+=("$f")
+    done
+    if [[ ${#seeds[@]} -eq 0 ]]; then
+        bad "srcfuzz: no seed sources"
+    elif build/srcfuzz --runs "${SRCFUZZ_RUNS:-10000}" --save build/srcfuzz-found "${seeds[@]}" >"$TMP/sf" 2>&1; then
+        ok
+        tail -1 "$TMP/sf"
+    else
+        bad "source fuzz test: $(tail -3 "$TMP/sf")"
     fi
 fi
 

@@ -30,7 +30,7 @@
 
 #define VM_VERSION_STRING "0.1.0"
 #define VM_FORMAT_MAGIC "TLB\x1a"     /* 4 bytes at the start of a .tlb */
-#define VM_FORMAT_VERSION 1u          /* bumped on any incompatible change */
+#define VM_FORMAT_VERSION 2u          /* bumped on any incompatible change */
 #define VM_NONE UINT32_MAX            /* "no index" in module tables */
 
 typedef struct Vm Vm;
@@ -237,6 +237,8 @@ struct VmMethod {
     VmInsn *code;
     uint32_t nlines;       /* sorted by pc */
     VmLine *lines;
+    uint32_t file;         /* source file of the lines: 0 = the module's
+                              `source`, k = files[k - 1] (imports) */
     /* filled by vm_link */
     uint32_t index;
     VmModule *module;
@@ -275,6 +277,8 @@ typedef struct VmConst {   /* the constant pool holds strings */
 struct VmModule {
     char *name;            /* module name */
     char *source;          /* source file named in stack traces */
+    uint32_t nfiles;       /* further source files (VmMethod.file) */
+    char **files;
     uint32_t nconsts;   VmConst *consts;
     uint32_t ntypes;    VmType *types;
     uint32_t nclasses;  VmClass *classes;     /* classes and interfaces */
@@ -331,6 +335,9 @@ void vm_module_write(const VmModule *m, VmBuf *out);
 VmModule *vm_asm(const char *text, size_t len, const char *filename, VmError *err);
 /* dis.c: prints the canonical .tla text of a module. */
 void vm_dis(const VmModule *m, FILE *out);
+/* The same text with a `// N: <source line>` comment after each `line N`
+ * directive, taken from the method's source file when it can be read. */
+void vm_dis_source(const VmModule *m, FILE *out);
 /* verify.c: the load-time verifier.  Messages are
  * "module: method NAME at offset PC: reason" (or name the table entry). */
 bool vm_verify(const VmModule *m, VmError *err);
