@@ -5,8 +5,8 @@
  *
  * Passes: (1) scan declarations, creating table entries in textual order
  * and checking their syntax without resolving names (names may be used
- * before they are declared); (2) resolve declarations: `consts` and
- * `types` first (they pre-populate the pools in order, which makes
+ * before they are declared); (2) resolve declarations: `consts`, `types`
+ * and `files` first (they pre-populate the pools in order, which makes
  * dis→asm reproduce tables exactly), then every other declaration in
  * textual order; (3) assemble method bodies.  Types are interned with
  * vm_module_add_type, components first, so references point backwards.
@@ -45,14 +45,14 @@ typedef struct Map {
 } Map;
 
 typedef enum {
-    D_MODULE, D_SOURCE, D_MAIN, D_INIT, D_CONSTS, D_TYPES, D_GLOBAL, D_NATIVE,
-    D_CLASS, D_FIELD, D_VTABLE, D_METHOD,
+    D_MODULE, D_SOURCE, D_MAIN, D_INIT, D_CONSTS, D_TYPES, D_FILES, D_GLOBAL, D_NATIVE,
+    D_CLASS, D_FIELD, D_VTABLE, D_IMAP, D_METHOD,
 } DeclKind;
 
 typedef struct Decl {
     DeclKind kind;
     uint32_t line;       /* 0-based line index */
-    uint32_t idx;        /* table index (class for D_VTABLE and D_FIELD's field) */
+    uint32_t idx;        /* table index (class for D_VTABLE and D_IMAP, D_FIELD's field) */
     uint32_t end;        /* D_METHOD with a body: line index of its `end` */
 } Decl;
 
@@ -656,8 +656,41 @@ static Decl *add_decl(Asm *a, DeclKind k, uint32_t line, uint32_t idx)
 #define ADD_ENTRY(a, arr, n)                                                    \
     ((arr) = grow_pow2((arr), (n), sizeof *(arr)), memset(&(arr)[(n)], 0, sizeof *(arr)), (n)++)
 
-/* `method NAME (T...) : R [owner C] [static] [abstract] [lambda]`; in pass 1
- * only the syntax and flags; in resolve mode the types and owner. */
+/* A file path of the text form as a VmMethod.file index: the module's
+ * `source` is 0 and never enters the table; other paths are found (first
+ * equal entry) or appended.  Takes ownership of path. */
+static uint32_t intern_file(Asm *a, char *path)
+{
+    VmModule *m = a->m;
+    if (m->source && strcmp(path, m->source) == 0) {
+        free(path);
+        return 0;
+    }
+    for (uint32_t i = 0; i < m->nfiles; i++)
+        if (strcmp(path, m->files[i]) == 0) {
+            free(path);
+            return i + 1;
+        }
+    m->files = grow_pow2(m->files, m->nfiles, sizeof *m->files);
+    m->files[m->nfiles++] = path;
+    return m->nfiles;
+}
+
+/* A file path string; paths are C strings in the module, so no NUL. */
+static char *take_path(Lex *lx)
+{
+    uint32_t len, line = lx->line;
+    char *path = take_string(lx, &len);
+    if (strlen(path) != len) {
+        free(path);
+        aerr(lx->a, line, "NUL byte in a file path");
+    }
+    return path;
+}
+
+/* `method NAME (T...) : R [owner C] [file "F"] [static] [abstract] [lambda]`
+ * (clauses in any order, each at most once); in pass 1 only the syntax and
+ * flags; in resolve mode the types, owner and file. */
 static void method_header(Lex *lx, VmMethod *mm, bool resolve)
 {
     Asm *a = lx->a;
@@ -675,8 +708,8 @@ static void method_header(Lex *lx, VmMethod *mm, bool resolve)
     }
     expect_punct(lx, ':');
     uint32_t ret = parse_type(lx, resolve, false);
-    uint32_t flags = 0, owner = VM_NONE;
-    bool seen_owner = false;
+    uint32_t flags = 0, owner = VM_NONE, file = 0;
+    bool seen_owner = false, seen_file = false;
     while (lx->k != T_EOL) {
         uint32_t f = is_word(lx, "static") ? VM_M_STATIC : is_word(lx, "abstract") ? VM_M_ABSTRACT
                    : is_word(lx, "lambda") ? VM_M_LAMBDA : 0;
@@ -697,8 +730,21 @@ static void method_header(Lex *lx, VmMethod *mm, bool resolve)
                 take_raw(lx, UINT32_MAX - 1);
             else
                 expect_name(lx, "a class", &s, &n);
+        } else if (is_word(lx, "file")) {
+            if (seen_file)
+                aerr(a, lx->line, "duplicate 'file'");
+            seen_file = true;
+            next(lx);
+            if (is_punct(lx, '#'))
+                file = take_raw(lx, UINT32_MAX);  /* the verifier checks the range */
+            else if (resolve)
+                file = intern_file(a, take_path(lx));
+            else if (lx->k == T_STR)
+                next(lx);
+            else
+                expected(lx, "a file path string");
         } else {
-            aerr(a, lx->line, "unexpected %s in method header (expected owner, static, abstract or lambda)",
+            aerr(a, lx->line, "unexpected %s in method header (expected owner, file, static, abstract or lambda)",
                  tok_desc(lx, buf, sizeof buf));
         }
     }
@@ -706,6 +752,7 @@ static void method_header(Lex *lx, VmMethod *mm, bool resolve)
     if (resolve) {
         mm->ret = ret;
         mm->owner = owner;
+        mm->file = file;
     }
 }
 
@@ -833,6 +880,33 @@ static void vtable_decl(Lex *lx, VmClass *c, bool resolve)
     }
 }
 
+/* `imap IFACE.m = CLASS.m` (one entry per line, appended) */
+static void imap_decl(Lex *lx, VmClass *c, bool resolve)
+{
+    next(lx);
+    uint32_t pair[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        if (resolve) {
+            pair[k] = take_ref(lx, K_METHOD, UINT32_MAX - 1);
+        } else if (is_punct(lx, '#')) {
+            take_raw(lx, UINT32_MAX - 1);
+        } else {
+            const char *s;
+            size_t n;
+            expect_name(lx, "a method name", &s, &n);
+        }
+        if (k == 0)
+            expect_punct(lx, '=');
+    }
+    expect_eol(lx);
+    if (resolve) {
+        c->imap = xrealloc(c->imap, (c->nimap + 1) * 2 * sizeof *c->imap);
+        c->imap[2 * c->nimap] = pair[0];
+        c->imap[2 * c->nimap + 1] = pair[1];
+        c->nimap++;
+    }
+}
+
 static char *take_decl_name(Lex *lx, const char *what)
 {
     const char *s;
@@ -843,7 +917,7 @@ static char *take_decl_name(Lex *lx, const char *what)
 }
 
 static const char *const top_keywords[] = {
-    "module", "source", "main", "init", "consts", "types", "global", "native",
+    "module", "source", "main", "init", "consts", "types", "files", "global", "native",
     "class", "interface", "method",
 };
 
@@ -893,9 +967,12 @@ static void pass1(Asm *a)
                                          : "a class lists 'vtable', not 'methods'");
                 vtable_decl(&lx, &m->classes[cur], false);
                 add_decl(a, D_VTABLE, i, cur);
+            } else if (is_word(&lx, "imap")) {
+                imap_decl(&lx, &m->classes[cur], false);
+                add_decl(a, D_IMAP, i, cur);
             } else {
                 char buf[64];
-                aerr(a, i + 1, "unexpected %s in class body (expected field, vtable, methods or end)",
+                aerr(a, i + 1, "unexpected %s in class body (expected field, vtable, imap, methods or end)",
                      tok_desc(&lx, buf, sizeof buf));
             }
             continue;
@@ -924,6 +1001,8 @@ static void pass1(Asm *a)
             add_decl(a, mn ? D_MAIN : D_INIT, i, 0);
         } else if (is_word(&lx, "consts")) {
             add_decl(a, D_CONSTS, i, 0);
+        } else if (is_word(&lx, "files")) {
+            add_decl(a, D_FILES, i, 0);
         } else if (is_word(&lx, "types")) {
             next(&lx);
             parse_type_list(&lx, false, 0);
@@ -1027,6 +1106,9 @@ static void resolve_decl(Asm *a, const Decl *d)
     case D_VTABLE:
         vtable_decl(&lx, &m->classes[d->idx], true);
         break;
+    case D_IMAP:
+        imap_decl(&lx, &m->classes[d->idx], true);
+        break;
     case D_METHOD:
         method_header(&lx, &m->methods[d->idx], true);
         break;
@@ -1049,6 +1131,22 @@ static void resolve_pools(Asm *a)
             char *s = take_string(&lx, &len);
             m->consts = grow_pow2(m->consts, m->nconsts, sizeof *m->consts);
             m->consts[m->nconsts++] = (VmConst){s, len};
+            if (lx.k != T_EOL)
+                expect_punct(&lx, ',');
+        }
+    }
+    for (uint32_t i = 0; i < a->ndecls; i++) {
+        if (a->decls[i].kind != D_FILES)
+            continue;
+        Lex lx;
+        lex_line(&lx, a, a->decls[i].line);
+        next(&lx);
+        while (lx.k != T_EOL) {
+            /* literally, duplicates and the source included: `file #N` may
+             * name any entry */
+            char *path = take_path(&lx);
+            m->files = grow_pow2(m->files, m->nfiles, sizeof *m->files);
+            m->files[m->nfiles++] = path;
             if (lx.k != T_EOL)
                 expect_punct(&lx, ',');
         }
@@ -1321,6 +1419,9 @@ static void assemble(Asm *a, const char *text, size_t len)
         p = nl ? nl + 1 : e;
     }
     pass1(a);
+    /* `file "F"` clauses compare against the source, so settle it first */
+    if (!a->m->source)
+        a->m->source = dup_n(a->file, strlen(a->file));
     resolve_pools(a);
     for (uint32_t i = 0; i < a->ndecls; i++)
         resolve_decl(a, &a->decls[i]);
@@ -1329,8 +1430,6 @@ static void assemble(Asm *a, const char *text, size_t len)
             body(a, &a->decls[i]);
     if (!a->m->name)
         a->m->name = file_stem(a->file);
-    if (!a->m->source)
-        a->m->source = dup_n(a->file, strlen(a->file));
 }
 
 static void asm_cleanup(Asm *a)

@@ -1,27 +1,46 @@
 /* vm/dis.c — prints the canonical .tla text of a module.
  *
  * Input: any module the reader or assembler produced, verified or not.
- * Output: text on a FILE in the order module, source, main, init, consts,
- * types, globals, natives, classes/interfaces (with their fields),
+ * Output: text on a FILE in the order module, source, files, main, init,
+ * consts, types, globals, natives, classes/interfaces (with their fields),
  * methods — every table in table order, so vm_asm reproduces the module
- * exactly: the `consts` and `types` lines pre-populate the pools, and an
- * index that a name or a spelled-out type would not reproduce (out of
- * range, or a duplicate entry that is not the first of its kind) prints
- * as `#N`, which the assembler takes literally.  Jump targets get labels
- * L<pc>; floats print as the shortest %.15g/%.16g/%.17g text that reads
- * back exactly.  Never crashes on bad indices: it prints `#N` or `?`.
+ * exactly: the `files`, `consts` and `types` lines pre-populate the
+ * tables, and an index that a name, path or spelled-out type would not
+ * reproduce (out of range, a duplicate entry that is not the first of its
+ * kind, a file entry equal to the source) prints as `#N`, which the
+ * assembler takes literally.  Jump targets get labels L<pc>; floats print
+ * as the shortest %.15g/%.16g/%.17g text that reads back exactly.  Never
+ * crashes on bad indices: it prints `#N` or `?`.
+ *
+ * vm_dis_source adds a `// N: text` comment after each `line N` directive
+ * with line N of the method's source file, read from disk once per file
+ * on first use; an unreadable file or a line past its end adds nothing, so
+ * the output still reassembles to the same module.
  */
 #include "vm.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* A source file's text split into lines, for vm_dis_source. */
+typedef struct SrcText {
+    bool tried;          /* read attempted (success or not) */
+    VmBuf text;
+    uint32_t nlines;
+    size_t *starts;      /* nlines + 1 offsets: line k is [starts[k-1], starts[k]) */
+} SrcText;
 
 typedef struct Dis {
     const VmModule *m;
     FILE *out;
     uint32_t *tcanon;    /* first structurally equal type, per type */
     uint32_t *kcanon;    /* first equal constant, per constant */
+    bool *fcanon;        /* per VmMethod.file value 1..nfiles: `file "path"`
+                            assembles back to this index */
+    SrcText *src;        /* vm_dis_source: per file index 0..nfiles; else NULL */
 } Dis;
 
 static void put_escaped(FILE *out, const char *s, size_t n)
@@ -203,6 +222,17 @@ static void canonical(Dis *d)
                 break;
             }
     }
+    d->fcanon = calloc(m->nfiles + 1, sizeof *d->fcanon);
+    if (!d->fcanon)
+        abort();
+    const char *source = m->source ? m->source : "";  /* as header() prints it */
+    for (uint32_t k = 1; k <= m->nfiles; k++) {
+        const char *f = m->files ? m->files[k - 1] : NULL;
+        bool ok = f && strcmp(f, source) != 0;
+        for (uint32_t j = 1; ok && j < k; j++)
+            ok = strcmp(m->files[j - 1] ? m->files[j - 1] : "", f) != 0;
+        d->fcanon[k] = ok;
+    }
     uint32_t *order = calloc(m->nconsts + 1, sizeof *order);
     if (!order)
         abort();
@@ -228,6 +258,13 @@ static void header(Dis *d)
     fputs("\nsource ", out);
     put_escaped(out, m->source ? m->source : "", m->source ? strlen(m->source) : 0);
     fputc('\n', out);
+    for (uint32_t i = 0; i < m->nfiles; i++) {
+        const char *f = m->files && m->files[i] ? m->files[i] : "";
+        fputs(i % 8 ? ", " : i ? "\nfiles " : "files ", out);
+        put_escaped(out, f, strlen(f));
+    }
+    if (m->nfiles)
+        fputc('\n', out);
     if (m->main != VM_NONE) {
         fputs("main ", out);
         method_ref(d, m->main);
@@ -305,7 +342,16 @@ static void tables(Dis *d)
             fputs(k ? ", " : iface ? "  methods " : "  vtable ", out);
             method_ref(d, c->vtable[k]);
         }
-        fputs(c->nvtable ? "\nend\n" : "end\n", out);
+        if (c->nvtable)
+            fputc('\n', out);
+        for (uint32_t k = 0; k < c->nimap && c->imap; k++) {
+            fputs("  imap ", out);
+            method_ref(d, c->imap[2 * k]);
+            fputs(" = ", out);
+            method_ref(d, c->imap[2 * k + 1]);
+            fputc('\n', out);
+        }
+        fputs("end\n", out);
     }
     for (uint32_t f = 0; f < m->nfields; f++)
         if (m->fields[f].owner >= m->nclasses)
@@ -355,6 +401,68 @@ static void operand(Dis *d, const VmMethod *mm, const VmInsn *in, char kind, int
     }
 }
 
+/* ---- source lines (vm_dis_source) -------------------------------------- */
+
+/* The text of file index k (0 = the module's source), or NULL. */
+static SrcText *source_text(Dis *d, uint32_t k)
+{
+    const VmModule *m = d->m;
+    if (!d->src || k > m->nfiles)
+        return NULL;
+    SrcText *s = &d->src[k];
+    if (!s->tried) {
+        s->tried = true;
+        const char *path = k == 0 ? m->source : m->files ? m->files[k - 1] : NULL;
+        struct stat st;
+        /* a module names any path it likes: read regular files only, so
+         * "/dev/zero" or a FIFO cannot hang the disassembler */
+        if (!path || !*path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)
+            || !vm_read_file(path, &s->text, NULL)) {
+            vm_buf_free(&s->text);
+            return NULL;
+        }
+        size_t n = 1;
+        for (size_t i = 0; i < s->text.len; i++)
+            n += s->text.data[i] == '\n';
+        if (n > UINT32_MAX)
+            n = UINT32_MAX;
+        s->starts = calloc(n + 1, sizeof *s->starts);
+        if (!s->starts)
+            abort();
+        uint32_t l = 0;
+        s->starts[l++] = 0;
+        for (size_t i = 0; i < s->text.len && l < n; i++)
+            if (s->text.data[i] == '\n')
+                s->starts[l++] = i + 1;
+        s->starts[l] = s->text.len + 1;  /* the last line has no '\n' */
+        s->nlines = l;
+    }
+    return s->starts ? s : NULL;
+}
+
+/* `line N`, then in vm_dis_source the source text of line N as a comment
+ * (trimmed; control bytes shown as '?' so the comment stays one line). */
+static void line_directive(Dis *d, const VmMethod *mm, uint32_t line)
+{
+    FILE *out = d->out;
+    fprintf(out, "  line %u\n", line);
+    SrcText *s = source_text(d, mm->file);
+    if (!s || line == 0 || line > s->nlines)
+        return;
+    const uint8_t *b = s->text.data + s->starts[line - 1];
+    const uint8_t *e = s->text.data + s->starts[line] - 1;  /* at the '\n' or end */
+    while (b < e && isspace(*b))
+        b++;
+    while (e > b && isspace(e[-1]))
+        e--;
+    fprintf(out, "  // %u:", line);
+    if (b < e)
+        fputc(' ', out);
+    for (; b < e; b++)
+        fputc(*b < 0x20 || *b == 0x7f ? '?' : *b, out);
+    fputc('\n', out);
+}
+
 static void method(Dis *d, const VmMethod *mm)
 {
     FILE *out = d->out;
@@ -372,6 +480,13 @@ static void method(Dis *d, const VmMethod *mm)
     if (mm->owner != VM_NONE) {
         fputs(" owner ", out);
         class_ref(d, mm->owner);
+    }
+    if (mm->file != 0) {
+        fputs(" file ", out);
+        if (mm->file <= d->m->nfiles && d->fcanon[mm->file])
+            put_escaped(out, d->m->files[mm->file - 1], strlen(d->m->files[mm->file - 1]));
+        else
+            fprintf(out, "#%u", mm->file);
     }
     if (mm->flags & VM_M_STATIC)
         fputs(" static", out);
@@ -415,7 +530,7 @@ static void method(Dis *d, const VmMethod *mm)
         if (target[pc])
             fprintf(out, "L%u:\n", pc);
         for (; li < mm->nlines && mm->lines[li].pc <= pc; li++)
-            fprintf(out, "  line %u\n", mm->lines[li].line);
+            line_directive(d, mm, mm->lines[li].line);
         if (in->op >= VM_OP_COUNT) {
             fprintf(out, "  ?op%u\n", in->op);
             continue;
@@ -433,19 +548,42 @@ static void method(Dis *d, const VmMethod *mm)
         fputc('\n', out);
     }
     for (; li < mm->nlines; li++)
-        fprintf(out, "  line %u\n", mm->lines[li].line);
+        line_directive(d, mm, mm->lines[li].line);
     free(target);
     fputs("end\n", out);
 }
 
-void vm_dis(const VmModule *m, FILE *out)
+static void dis(const VmModule *m, FILE *out, bool annotate)
 {
     Dis d = {.m = m, .out = out};
+    if (annotate) {
+        d.src = calloc((size_t)m->nfiles + 1, sizeof *d.src);
+        if (!d.src)
+            abort();
+    }
     canonical(&d);
     header(&d);
     tables(&d);
     for (uint32_t i = 0; i < m->nmethods; i++)
         method(&d, &m->methods[i]);
+    if (d.src) {
+        for (uint32_t k = 0; k <= m->nfiles; k++) {
+            vm_buf_free(&d.src[k].text);
+            free(d.src[k].starts);
+        }
+    }
+    free(d.src);
     free(d.tcanon);
     free(d.kcanon);
+    free(d.fcanon);
+}
+
+void vm_dis(const VmModule *m, FILE *out)
+{
+    dis(m, out, false);
+}
+
+void vm_dis_source(const VmModule *m, FILE *out)
+{
+    dis(m, out, true);
 }

@@ -2,9 +2,11 @@
  *
  * Input: a thread whose frame stack (t->frames .. t->fp) describes the
  * active calls, each frame's pc pointing at its current instruction.
- * Output: "error: <msg>" and one "  at <method> (<source>:<line>)" line per
- * frame, innermost first, on stderr; then a longjmp to t->escape with
- * t->status set.  Traces longer than 2 × vm.trace_frames keep both ends.
+ * Output: "error: <msg>" and one "  at <method> (<file>:<line>)" line per
+ * frame, innermost first, on stderr (<file> is the method's own source
+ * file: the module's `source`, or files[file - 1] for code that came from
+ * an import); then a longjmp to t->escape with t->status set.  Traces
+ * longer than 2 × vm.trace_frames keep both ends.
  * stdout is flushed first so program output and the error appear in order.
  */
 #include "vm.h"
@@ -33,7 +35,14 @@ static void print_frame(const VmFrame *f)
 {
     const VmMethod *m = f->m;
     const char *name = m && m->name ? m->name : "?";
-    const char *src = m && m->module && m->module->source ? m->module->source : "?";
+    const VmModule *mod = m ? m->module : NULL;
+    const char *src = NULL;
+    if (mod && m->file == 0)
+        src = mod->source;
+    else if (mod && m->file <= mod->nfiles && mod->files)
+        src = mod->files[m->file - 1];
+    if (!src)
+        src = "?";
     int line = vm_line_of(m, f->pc);
     if (line)
         fprintf(stderr, "  at %s (%s:%d)\n", name, src, line);

@@ -14,6 +14,9 @@
  *   at it, so type tests compare one pointer.  Vm.rtclasses owns them.
  * - Globals and constants live in uncollectable GC blocks: they are roots,
  *   and Vm.roots owns them.
+ * - An itable entry comes from an imap entry (the class's own, else the
+ *   nearest superclass's, through the vtable slot of the bound method, so
+ *   overrides count), else from the vtable method with the same short name.
  * - Indices are re-checked even though the verifier ran: a mistake in a
  *   later pass should give an error, not a wild pointer.
  */
@@ -135,6 +138,24 @@ static void add_iface(VmClass *c, uint32_t *cap, VmClass *i)
     c->all_ifaces[c->nall_ifaces++] = i;
 }
 
+/* The method an imap entry binds interface method ii to in class c: the
+ * entry of c itself, else the nearest superclass's; the entry names a
+ * method of its class's vtable, and c takes whatever occupies that slot in
+ * its own vtable (an override of the bound method).  NULL if none. */
+static VmMethod *imap_bind(const VmModule *m, const VmClass *c, uint32_t ii)
+{
+    for (const VmClass *x = c; x; x = x->super < m->nclasses ? &m->classes[x->super] : NULL)
+        for (uint32_t j = 0; j < x->nimap; j++) {
+            if (x->imap[2 * j] != ii)
+                continue;
+            for (uint32_t v = 0; v < x->nvtable && v < c->nvtable; v++)
+                if (x->vtable[v] == x->imap[2 * j + 1])
+                    return c->vt[v];
+            return NULL;
+        }
+    return NULL;
+}
+
 /* Links class ci after its super and interfaces; state: 0 new, 1 in
  * progress (a cycle if seen again), 2 done. */
 static bool link_class(Vm *vm, VmModule *m, uint32_t ci, uint8_t *state, VmError *err)
@@ -228,6 +249,8 @@ static bool link_class(Vm *vm, VmModule *m, uint32_t ci, uint8_t *state, VmError
             VmClass *i = c->all_ifaces[k];
             c->itables[k] = xcalloc(i->nvtable, sizeof **c->itables);
             for (uint32_t s = 0; s < i->nvtable; s++) {
+                if ((c->itables[k][s] = imap_bind(m, c, i->vtable[s])))
+                    continue;
                 const char *want = short_name(i->vt[s]->name);
                 for (uint32_t v = 0; v < c->nvtable; v++)
                     if (strcmp(short_name(c->vt[v]->name), want) == 0) {

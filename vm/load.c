@@ -140,7 +140,7 @@ static void get_name(Reader *r, char **dst)
         bad(r, "bad name in %s", r->ctx);
 }
 
-/* Module and source names are free text (but C strings). */
+/* Module, source and file names are free text (but C strings). */
 static void get_text(Reader *r, char **dst)
 {
     uint32_t len;
@@ -276,6 +276,8 @@ static void read_methods(Reader *r, VmModule *m)
             mm->lines[k].pc = pc;
             mm->lines[k].line = get_u32(r);
         }
+        setctx(r, "method %u file", i);
+        mm->file = get_u32(r);  /* the verifier checks the range */
     }
 }
 
@@ -299,6 +301,15 @@ static void read_module(Reader *r, VmModule *m)
         m->consts[i].bytes = get_bytes(r, &m->consts[i].len);
     }
 
+    setctx(r, "files");
+    n = get_count(r);
+    m->files = alloc(r, n, sizeof *m->files);
+    m->nfiles = n;
+    for (uint32_t i = 0; i < n; i++) {
+        setctx(r, "file %u", i);
+        get_text(r, &m->files[i]);
+    }
+
     read_types(r, m);
 
     setctx(r, "classes");
@@ -316,6 +327,14 @@ static void read_module(Reader *r, VmModule *m)
         c->super = get_opt(r);
         get_list(r, &c->nifaces, &c->ifaces);
         get_list(r, &c->nvtable, &c->vtable);
+        /* imap: a count of pairs, then the pairs */
+        uint32_t np = get_count(r);
+        if (np > UINT32_MAX / 2)
+            bad(r, "imap of class %s too large (%u pairs)", c->name, np);
+        c->imap = alloc(r, 2 * np, sizeof *c->imap);
+        c->nimap = np;
+        for (uint32_t k = 0; k < 2 * np; k++)
+            c->imap[k] = get_u32(r);
     }
 
     setctx(r, "fields");

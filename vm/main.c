@@ -7,7 +7,9 @@
  * temporary file that is renamed only on success).
  */
 #include "vm.h"
+#include "lang.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,10 +30,10 @@ static void usage(FILE *out)
 {
     fputs("tally " VM_VERSION_STRING " — a JIT virtual machine that audits its own optimizations\n"
           "\n"
-          "usage: tally [options] run FILE [args...]   run a program (.tla, .tlb)\n"
+          "usage: tally [options] run FILE [args...]   run a program (.tl, .tla, .tlb)\n"
           "       tally [options] dis FILE             print a module as .tla text\n"
           "       tally [options] asm FILE.tla -o FILE.tlb   assemble (verifies unless --no-verify)\n"
-          "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (not available yet)\n"
+          "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (verified)\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -64,15 +66,42 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Loads FILE as a module: .tla is assembled, anything starting with the
- * binary magic is decoded.  Prints the error and returns NULL on failure. */
-static VmModule *load(const char *path)
+/* The standard library directory: -X lang.stdlib=DIR, else
+ * <directory of the tally executable>/../stdlib. */
+static const char *stdlib_dir(const Options *o, char *buf, size_t n)
+{
+    if (o->tun.lang_stdlib && o->tun.lang_stdlib[0])
+        return o->tun.lang_stdlib;
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0)
+        return "stdlib";
+    exe[k] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;                       /* .../bin */
+    slash = strrchr(exe, '/');
+    if (slash && slash != exe)
+        *slash = 0;                       /* ... */
+    else
+        return "stdlib";
+    snprintf(buf, n, "%s/stdlib", exe);
+    return buf;
+}
+
+/* Loads FILE as a module: .tl is compiled, .tla is assembled, anything
+ * starting with the binary magic is decoded.  Prints the error and returns
+ * NULL on failure; *compiled tells whether the module came from source. */
+static VmModule *load(const Options *o, const char *path, bool *compiled)
 {
     VmError err = {{0}};
+    *compiled = false;
     if (has_suffix(path, ".tl")) {
-        fprintf(stderr, "error: %s: compiling .tl source files is not implemented yet "
-                        "(the language front end is a later issue); use .tla or .tlb\n", path);
-        return NULL;
+        char dir[PATH_MAX + 16];
+        TlOptions topt = {.stdlib_dir = stdlib_dir(o, dir, sizeof dir)};
+        *compiled = true;
+        fflush(stdout);
+        return tl_compile_file(path, &topt, stderr, NULL);
     }
     VmBuf buf = {0};
     if (!vm_read_file(path, &buf, &err)) {
@@ -86,7 +115,7 @@ static VmModule *load(const char *path)
     else if (has_suffix(path, ".tla"))
         m = vm_asm((const char *)buf.data, buf.len, path, &err);  /* errors say file:line */
     else
-        m = NULL, vm_fail(&err, "not a tally module (.tla text or .tlb binary)");
+        m = NULL, vm_fail(&err, "not a tally module (.tl source, .tla text or .tlb binary)");
     vm_buf_free(&buf);
     if (!m) {
         if (has_suffix(path, ".tla") && !binary)
@@ -97,21 +126,23 @@ static VmModule *load(const char *path)
     return m;
 }
 
-static bool verify(VmModule *m)
+/* A module compiled from source that does not verify is a compiler bug. */
+static bool verify(VmModule *m, bool compiled)
 {
     VmError err = {{0}};
     if (vm_verify(m, &err))
         return true;
-    fprintf(stderr, "error: %s\n", err.msg);
+    fprintf(stderr, "error: %s%s\n", compiled ? "internal compiler error: " : "", err.msg);
     return false;
 }
 
 static int cmd_run(Options *o, const char *path, int argc, char **argv)
 {
-    VmModule *m = load(path);
+    bool compiled;
+    VmModule *m = load(o, path, &compiled);
     if (!m)
         return EXIT_USAGE;
-    if (!verify(m)) {
+    if (!verify(m, compiled)) {
         vm_module_free(m);
         return EXIT_USAGE;
     }
@@ -162,14 +193,16 @@ static bool write_atomically(const char *path, const VmBuf *b)
     return ok;
 }
 
-static int cmd_asm(Options *o, const char *path)
+/* asm and build: load (assemble or compile), verify, write the binary. */
+static int cmd_asm(Options *o, const char *path, const char *cmd)
 {
     if (!o->out)
-        return fail_usage("asm needs -o FILE.tlb%s", "", NULL);
-    VmModule *m = load(path);
+        return fail_usage("%s needs -o FILE.tlb", cmd, NULL);
+    bool compiled;
+    VmModule *m = load(o, path, &compiled);
     if (!m)
         return EXIT_USAGE;
-    if (!o->no_verify && !verify(m)) {
+    if ((compiled || !o->no_verify) && !verify(m, compiled)) {
         vm_module_free(m);
         return EXIT_USAGE;
     }
@@ -181,9 +214,10 @@ static int cmd_asm(Options *o, const char *path)
     return ok ? 0 : EXIT_USAGE;
 }
 
-static int cmd_dis(const char *path)
+static int cmd_dis(const Options *o, const char *path)
 {
-    VmModule *m = load(path);
+    bool compiled;
+    VmModule *m = load(o, path, &compiled);
     if (!m)
         return EXIT_USAGE;
     vm_dis(m, stdout);
@@ -292,12 +326,10 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run"))
         return cmd_run(&o, file, argc - i, argv + i);
     if (!strcmp(cmd, "dis"))
-        return cmd_dis(file);
+        return cmd_dis(&o, file);
     if (!strcmp(cmd, "asm"))
-        return cmd_asm(&o, file);
-    /* build: source files need the language front end */
-    fprintf(stderr, "error: %s: 'tally build' compiles .tl sources, which is not implemented yet "
-                    "(the language front end is a later issue); 'tally asm' builds .tlb from .tla\n",
-            file);
-    return EXIT_USAGE;
+        return cmd_asm(&o, file, "asm");
+    if (!has_suffix(file, ".tl"))
+        return fail_usage("build compiles .tl source files, not '%s' (use 'tally asm' for .tla)", file, NULL);
+    return cmd_asm(&o, file, "build");
 }

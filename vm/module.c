@@ -98,6 +98,9 @@ void vm_module_free(VmModule *m)
         return;
     free(m->name);
     free(m->source);
+    for (uint32_t i = 0; i < m->nfiles && m->files; i++)
+        free(m->files[i]);
+    free(m->files);
     for (uint32_t i = 0; i < m->nconsts; i++)
         free(m->consts[i].bytes);
     free(m->consts);
@@ -109,6 +112,7 @@ void vm_module_free(VmModule *m)
         free(c->name);
         free(c->ifaces);
         free(c->vtable);
+        free(c->imap);
         free(c->display);
         free(c->field_types);
         free(c->vt);

@@ -11,7 +11,7 @@
  * Checks run in an order where each step may rely on the previous ones:
  * types (refs below their own index, so type walks terminate), classes
  * (indices, kinds, then acyclicity — module.c's assignability assumes it),
- * fields, method headers, vtables and interfaces, globals, natives,
+ * fields, method headers (with their source file index), vtables, imaps and interfaces, globals, natives,
  * main/init, and finally the code of every method.  After vm_verify
  * accepts a module the interpreter trusts every index, register and type
  * in it, so every check here guards a possible crash or type confusion.
@@ -339,6 +339,9 @@ static bool check_method(VmVerifier *v, const VmMethod *mm)
         return FAIL_METHOD(v, mm, "missing register, capture, code or line array");
     if (mm->owner != VM_NONE && mm->owner >= m->nclasses)
         return FAIL_METHOD(v, mm, "owner class index %u out of range", mm->owner);
+    /* stack traces and `tally dis` name files[file - 1] */
+    if (mm->file > m->nfiles)
+        return FAIL_METHOD(v, mm, "file index %u out of range (%u files)", mm->file, m->nfiles);
     if (mm->ret >= m->ntypes)
         return FAIL_METHOD(v, mm, "return type index %u out of range", mm->ret);
     if (mm->nparams > mm->nregs)
@@ -485,9 +488,61 @@ static bool check_iface_methods(VmVerifier *v, uint32_t ci, uint32_t *count)
     return true;
 }
 
-/* A non-abstract class has, for every interface method it inherits, vtable
- * methods of the same short name, all with the interface's signature (the
- * linker binds itables by short name). */
+/* The explicit interface-method map of class ci: each entry binds a method
+ * of an interface the class implements (transitively) to a method of its
+ * own vtable with exactly the interface method's signature, at most once
+ * per interface method. */
+static bool check_imap(VmVerifier *v, uint32_t ci)
+{
+    const VmModule *m = v->m;
+    const VmClass *c = &m->classes[ci];
+    if (!c->nimap)
+        return true;
+    if (!c->imap)
+        return FAIL_CLASS(v, c, "missing imap array");
+    if (c->flags & VM_C_INTERFACE)
+        return FAIL_CLASS(v, c, "an interface has no imap");
+    for (uint32_t k = 0; k < c->nimap; k++) {
+        uint32_t ii = c->imap[2 * k], mi = c->imap[2 * k + 1];
+        if (ii >= m->nmethods)
+            return FAIL_CLASS(v, c, "imap entry %u: method index %u out of range", k, ii);
+        if (mi >= m->nmethods)
+            return FAIL_CLASS(v, c, "imap entry %u: method index %u out of range", k, mi);
+        const VmMethod *im = &m->methods[ii], *cm = &m->methods[mi];
+        if (!vm_verify_is_iface_method(m, im))
+            return FAIL_CLASS(v, c, "imap entry %u: %s is not an interface method", k, im->name);
+        if (!vm_class_implements(m, ci, im->owner))
+            return FAIL_CLASS(v, c, "imap entry %u: %s does not implement %s", k, c->name,
+                              m->classes[im->owner].name);
+        bool in_vtable = false;
+        for (uint32_t s = 0; s < c->nvtable && !in_vtable; s++)
+            in_vtable = c->vtable[s] == mi;
+        if (!in_vtable)
+            return FAIL_CLASS(v, c, "imap entry %u: %s is not in the vtable of %s", k, cm->name, c->name);
+        if (!same_signature(m, cm, im))
+            return FAIL_CLASS(v, c, "imap entry %u: %s does not match the signature of %s", k,
+                              cm->name, im->name);
+        for (uint32_t j = 0; j < k; j++)
+            if (c->imap[2 * j] == ii)
+                return FAIL_CLASS(v, c, "imap entry %u: %s is already bound by entry %u", k, im->name, j);
+    }
+    return true;
+}
+
+/* Does an imap entry of class ci or of a superclass bind interface method ii? */
+static bool imap_covers(const VmModule *m, uint32_t ci, uint32_t ii)
+{
+    for (uint32_t k = ci; k != VM_NONE; k = m->classes[k].super)
+        for (uint32_t j = 0; j < m->classes[k].nimap; j++)
+            if (m->classes[k].imap[2 * j] == ii)
+                return true;
+    return false;
+}
+
+/* A non-abstract class has, for every interface method it inherits and no
+ * imap entry (its own or a superclass's) binds, vtable methods of the same
+ * short name, all with the interface's signature (the linker binds the
+ * rest of the itables by short name). */
 static bool check_implements(VmVerifier *v, uint32_t ci, uint32_t *mark, uint32_t *stack)
 {
     const VmModule *m = v->m;
@@ -510,6 +565,8 @@ static bool check_implements(VmVerifier *v, uint32_t ci, uint32_t *mark, uint32_
             }
         for (uint32_t s = 0; s < ic->nvtable; s++) {
             const VmMethod *im = &m->methods[ic->vtable[s]];
+            if (imap_covers(m, ci, ic->vtable[s]))
+                continue;
             const char *want = short_name(im->name);
             bool found = false;
             for (uint32_t t = 0; t < c->nvtable; t++) {
@@ -548,6 +605,8 @@ static bool check_vtables(VmVerifier *v)
                              is_iface(m, mm->owner) ? "methods" : "vtable",
                              m->classes[mm->owner].name);
     }
+    for (uint32_t ci = 0; ci < m->nclasses && ok; ci++)
+        ok = check_imap(v, ci);
     for (uint32_t ci = 0; ci < m->nclasses && ok; ci++) {
         const VmClass *c = &m->classes[ci];
         if (!(c->flags & (VM_C_INTERFACE | VM_C_ABSTRACT)))
@@ -640,8 +699,11 @@ bool vm_verify(const VmModule *m, VmError *err)
     VmVerifier v = {.m = m, .err = err};
     if ((m->nconsts && !m->consts) || (m->ntypes && !m->types) || (m->nclasses && !m->classes)
         || (m->nfields && !m->fields) || (m->nmethods && !m->methods)
-        || (m->nnatives && !m->natives) || (m->nglobals && !m->globals))
+        || (m->nnatives && !m->natives) || (m->nglobals && !m->globals) || (m->nfiles && !m->files))
         return vm_fail(err, "%s: missing table", MOD(&v));
+    for (uint32_t i = 0; i < m->nfiles; i++)
+        if (!m->files[i])
+            return vm_fail(err, "%s: file %u: missing name", MOD(&v), i + 1);
     if (!check_types(&v) || !check_classes(&v) || !check_hierarchy(&v) || !check_fields(&v)
         || !check_methods(&v) || !check_vtables(&v) || !check_globals(&v) || !check_natives(&v)
         || !check_entry(&v, m->main, "main") || !check_entry(&v, m->init, "init"))

@@ -30,7 +30,7 @@
 
 #define VM_VERSION_STRING "0.1.0"
 #define VM_FORMAT_MAGIC "TLB\x1a"     /* 4 bytes at the start of a .tlb */
-#define VM_FORMAT_VERSION 2u          /* bumped on any incompatible change */
+#define VM_FORMAT_VERSION 3u          /* bumped on any incompatible change */
 #define VM_NONE UINT32_MAX            /* "no index" in module tables */
 
 typedef struct Vm Vm;
@@ -170,6 +170,11 @@ struct VmClass {
     uint32_t *ifaces;      /* class indices */
     uint32_t nvtable;      /* class: vtable = method indices, inherited slots */
     uint32_t *vtable;      /*   first;  interface: its methods in slot order */
+    uint32_t nimap;        /* class: explicit interface-method bindings, */
+    uint32_t *imap;        /*   2*nimap method indices: (interface method,
+                              implementing vtable method) pairs; they win
+                              over the short-name rule, subclasses inherit
+                              them (docs/bytecode.md "Itables") */
     /* filled by vm_link */
     uint8_t rkind;         /* VmRuntimeKind */
     uint32_t index;

@@ -3,7 +3,8 @@
  * Input: a module (assembled, read, or built by a compiler; need not be
  * verified).  Output: appended to a VmBuf, in the layout of
  * docs/bytecode.md "Binary form": magic, version, then the sections
- * constants, types, classes, fields, methods, natives, globals, header.
+ * constants, files, types, classes, fields, methods, natives, globals,
+ * header.
  * Invariant: vm_module_read(vm_module_write(m)) reproduces every table
  * field that is part of the format, so write∘read∘write is byte-exact.
  * Instruction operands follow each opcode's operand string in
@@ -102,6 +103,10 @@ void vm_module_write(const VmModule *m, VmBuf *out)
     for (uint32_t i = 0; i < m->nconsts; i++)
         put_bytes(out, m->consts[i].bytes, m->consts[i].len);
 
+    put_u(out, m->nfiles);
+    for (uint32_t i = 0; i < m->nfiles; i++)
+        put_name(out, m->files ? m->files[i] : NULL);
+
     put_u(out, m->ntypes);
     for (uint32_t i = 0; i < m->ntypes; i++) {
         const VmType *t = &m->types[i];
@@ -129,6 +134,9 @@ void vm_module_write(const VmModule *m, VmBuf *out)
         put_opt(out, c->super);
         put_list(out, c->nifaces, c->ifaces);
         put_list(out, c->nvtable, c->vtable);
+        put_u(out, c->nimap);
+        for (uint32_t k = 0; k < 2 * c->nimap; k++)
+            put_u(out, c->imap ? c->imap[k] : 0);
     }
 
     put_u(out, m->nfields);
@@ -159,6 +167,7 @@ void vm_module_write(const VmModule *m, VmBuf *out)
             put_u(out, mm->lines[k].line);
             prev = mm->lines[k].pc;
         }
+        put_u(out, mm->file);
     }
 
     put_u(out, m->nnatives);

@@ -5,8 +5,10 @@
  * (asm → write → read → write is byte-exact; dis(asm(x)) reassembles to the
  * same bytes and the same text), the reader against every truncation and
  * every single-byte corruption of a valid module (no crash; dis copes with
- * whatever it accepts), and assembler error messages and line numbers.
- * Needs only vm/module.c, asm.c, dis.c, load.c, write.c.
+ * whatever it accepts), assembler error messages and line numbers, the
+ * per-method source files (table, round trip, verifier range check) and
+ * the source-annotated disassembly.
+ * Needs only vm/module.c, asm.c, dis.c, load.c, write.c, verify*.c.
  */
 #include "test.h"
 #include "vm.h"
@@ -135,6 +137,84 @@ static const char literals[] =
     "  line 9\n"
     "end\n";
 
+/* Methods from several source files: the `files` table pre-populated with
+ * a duplicate and the source itself (reachable only as `#N`), clauses in
+ * any order, a path interned on first use, the source mapping to 0, and an
+ * index out of range (assembles; the verifier rejects it). */
+static const char files_text[] =
+    "module \"multi\"\n"
+    "source \"main.tl\"\n"
+    "files \"lib.tl\", \"main.tl\", \"lib.tl\", \"dir/util \\\"q\\\".tl\"\n"
+    "main main\n"
+    "method a () : void static file \"lib.tl\"\n"
+    "  line 3\n"
+    "  RETV\n"
+    "end\n"
+    "method b () : void file #2 static\n"
+    "  RETV\n"
+    "end\n"
+    "method c () : void static file \"dir/util \\\"q\\\".tl\"\n"
+    "  RETV\n"
+    "end\n"
+    "method d () : void file \"new.tl\" static\n"
+    "  RETV\n"
+    "end\n"
+    "method e () : void static file \"main.tl\"\n"
+    "  RETV\n"
+    "end\n"
+    "method f () : void static file #3\n"
+    "  RETV\n"
+    "end\n"
+    "method main () : void static\n"
+    "  line 9\n"
+    "  RETV\n"
+    "end\n"
+    "method g () : void static file #9\n"
+    "  RETV\n"
+    "end\n";
+
+/* Interface-method maps: a bridge bound explicitly, an inherited entry and
+ * an own entry that replaces it (the classes and methods of
+ * tests/vm/imap_bridge.tla, trimmed). */
+static const char imap_text[] =
+    "module \"imap\"\n"
+    "main main\n"
+    "interface Named\n"
+    "  methods Named.get\n"
+    "end\n"
+    "method Named.get (Named) : string owner Named abstract\n"
+    "class Box\n"
+    "  vtable Box.get\n"
+    "end\n"
+    "method Box.get (Box) : Object owner Box\n"
+    "  regs Object\n"
+    "  RET r1\n"
+    "end\n"
+    "class NamedBox extends Box implements Named\n"
+    "  imap Named.get = NamedBox.get$Named   // before the vtable: any order\n"
+    "  vtable Box.get, NamedBox.get$Named\n"
+    "end\n"
+    "method NamedBox.get$Named (NamedBox) : string owner NamedBox\n"
+    "  regs Object, string\n"
+    "  CALLV r1, r0, Box.get\n"
+    "  CAST r2, r1, string\n"
+    "  RET r2\n"
+    "end\n"
+    "class Sub extends NamedBox\n"
+    "  vtable Box.get, NamedBox.get$Named\n"
+    "end\n"
+    "class Own extends NamedBox\n"
+    "  vtable Box.get, NamedBox.get$Named, Own.get$Named\n"
+    "  imap Named.get = Own.get$Named\n"
+    "end\n"
+    "method Own.get$Named (Own) : string owner Own\n"
+    "  regs string\n"
+    "  RET r1\n"
+    "end\n"
+    "method main () : void static\n"
+    "  RETV\n"
+    "end\n";
+
 /* Raw `#N` indices out of range: assembles (the verifier rejects it). */
 static const char raw[] =
     "main #7\n"
@@ -143,6 +223,8 @@ static const char raw[] =
     "class C extends #5 implements #6\n"
     "  field x #12\n"
     "  vtable #3, m\n"
+    "  imap #70 = #71\n"
+    "  imap m = #72\n"
     "end\n"
     "native n (#40) : #41 = builtin \"x\"\n"
     "method m (#20) : #21 owner #9\n"
@@ -223,7 +305,51 @@ TEST(format_roundtrip)
     roundtrip("sample.tla", sample);
     roundtrip("lits.tla", literals);
     roundtrip("raw.tla", raw);
+    roundtrip("files.tla", files_text);
+    roundtrip("imap.tla", imap_text);
     roundtrip("empty.tla", "");
+}
+
+TEST(format_imap)
+{
+    VmError err = {{0}};
+    VmModule *m = vm_asm(imap_text, strlen(imap_text), "imap.tla", &err);
+    CHECK(m != NULL);
+    if (!m) {
+        test_fail(__FILE__, __LINE__, "%s", err.msg);
+        return;
+    }
+    /* classes: Named, Box, NamedBox, Sub, Own; methods in declaration order */
+    CHECK_INT(m->classes[1].nimap, 0);
+    CHECK_INT(m->classes[2].nimap, 1);
+    CHECK_INT(m->classes[2].imap[0], 0);   /* Named.get */
+    CHECK_INT(m->classes[2].imap[1], 2);   /* NamedBox.get$Named */
+    CHECK_INT(m->classes[3].nimap, 0);
+    CHECK_INT(m->classes[4].nimap, 1);
+    CHECK_INT(m->classes[4].imap[1], 3);   /* Own.get$Named */
+    CHECK(vm_verify(m, &err));
+    /* the canonical text puts the entries after the vtable */
+    char *t = dis_text(m);
+    CHECK_CONTAINS(t, "class NamedBox extends Box implements Named\n"
+                      "  vtable Box.get, NamedBox.get$Named\n"
+                      "  imap Named.get = NamedBox.get$Named\n"
+                      "end\n");
+    CHECK_CONTAINS(t, "  imap Named.get = Own.get$Named\nend\n");
+    free(t);
+    /* an entry bound to a method outside the class's vtable is rejected */
+    m->classes[4].imap[1] = 1;   /* Box.get: in the vtable, wrong signature */
+    CHECK(!vm_verify(m, &err));
+    CHECK_STR(err.msg, "imap: class Own: imap entry 0: Box.get does not match the signature of Named.get");
+    vm_module_free(m);
+
+    m = vm_asm(raw, strlen(raw), "raw.tla", &err);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_INT(m->classes[0].nimap, 2);
+        CHECK_INT(m->classes[0].imap[0], 70);
+        CHECK_INT(m->classes[0].imap[3], 72);
+        vm_module_free(m);
+    }
 }
 
 TEST(format_asm_tables)
@@ -299,25 +425,29 @@ TEST(format_asm_tables)
     }
 }
 
-static VmBuf sample_bytes(void)
+static VmBuf text_bytes(const char *text)
 {
     VmBuf b = {0};
     VmError err;
-    VmModule *m = vm_asm(sample, strlen(sample), "sample.tla", &err);
+    VmModule *m = vm_asm(text, strlen(text), "sample.tla", &err);
     if (m)
         vm_module_write(m, &b);
     vm_module_free(m);
     return b;
 }
 
-TEST(format_reader_rejects)
+static VmBuf sample_bytes(void)
 {
-    VmBuf b = sample_bytes();
-    CHECK(b.len > 100);
+    return text_bytes(sample);
+}
+
+/* Every proper prefix of a valid module is rejected with "bad module: ". */
+static void check_truncations(const VmBuf *b)
+{
     VmError err;
-    for (size_t n = 0; n < b.len; n++) {
+    for (size_t n = 0; n < b->len; n++) {
         uint8_t *copy = malloc(n ? n : 1);  /* exact size, so ASan sees overreads */
-        memcpy(copy, b.data, n);
+        memcpy(copy, b->data, n);
         VmModule *m = vm_module_read(copy, n, &err);
         if (m) {
             test_fail(__FILE__, __LINE__, "truncation to %zu bytes accepted", n);
@@ -327,6 +457,22 @@ TEST(format_reader_rejects)
         }
         free(copy);
     }
+}
+
+TEST(format_reader_rejects)
+{
+    VmBuf b = sample_bytes();
+    CHECK(b.len > 100);
+    VmError err;
+    check_truncations(&b);
+    VmBuf fb = text_bytes(files_text);
+    CHECK(fb.len > 50);
+    check_truncations(&fb);
+    vm_buf_free(&fb);
+    VmBuf ib = text_bytes(imap_text);
+    CHECK(ib.len > 50);
+    check_truncations(&ib);
+    vm_buf_free(&ib);
     VmModule *m = vm_module_read(b.data, b.len - 1, &err);
     CHECK(!m);
     CHECK_CONTAINS(err.msg, "bad module: truncated in header");
@@ -341,7 +487,7 @@ TEST(format_reader_rejects)
     b.data[4] = VM_FORMAT_VERSION + 1;
     m = vm_module_read(b.data, b.len, &err);
     CHECK(!m);
-    CHECK_CONTAINS(err.msg, "unsupported format version 2");
+    CHECK_CONTAINS(err.msg, "unsupported format version 4 (expected 3)");
     b.data[4] = VM_FORMAT_VERSION;
 
     vm_buf_put(&b, "", 1);
@@ -358,27 +504,35 @@ TEST(format_reader_rejects)
 TEST(format_reader_corruption)
 {
     /* every single-byte change either fails cleanly or gives a module the
-     * writer and disassembler handle (under ASan: no bad access) */
-    VmBuf b = sample_bytes();
+     * writer, verifier and disassemblers handle (under ASan: no bad access);
+     * the files module's paths do not exist, so vm_dis_source only tries */
+    VmBuf bufs[3] = {sample_bytes(), text_bytes(files_text), text_bytes(imap_text)};
     FILE *null = fopen("/dev/null", "w");
     static const uint8_t xors[] = {0x01, 0x80, 0xff, 0x7f};
-    for (size_t i = 0; i < b.len; i++) {
-        for (size_t k = 0; k < sizeof xors; k++) {
-            b.data[i] ^= xors[k];
-            VmError err;
-            VmModule *m = vm_module_read(b.data, b.len, &err);
-            if (m) {
-                VmBuf w = {0};
-                vm_module_write(m, &w);
-                vm_dis(m, null);
-                vm_buf_free(&w);
-                vm_module_free(m);
+    for (int which = 0; which < 3; which++) {
+        VmBuf b = bufs[which];
+        CHECK(b.len > 50);
+        for (size_t i = 0; i < b.len; i++) {
+            for (size_t k = 0; k < sizeof xors; k++) {
+                b.data[i] ^= xors[k];
+                VmError err;
+                VmModule *m = vm_module_read(b.data, b.len, &err);
+                if (m) {
+                    VmBuf w = {0};
+                    vm_module_write(m, &w);
+                    vm_dis(m, null);
+                    if (which == 1)
+                        vm_dis_source(m, null);
+                    vm_verify(m, &err);
+                    vm_buf_free(&w);
+                    vm_module_free(m);
+                }
+                b.data[i] ^= xors[k];
             }
-            b.data[i] ^= xors[k];
         }
+        vm_buf_free(&bufs[which]);
     }
     fclose(null);
-    vm_buf_free(&b);
 }
 
 TEST(format_reader_messages)
@@ -410,17 +564,207 @@ TEST(format_reader_messages)
     vm_module_free(m);
     vm_buf_free(&b);
 
-    /* a type referring forwards */
-    static const uint8_t fwd[] = {'T', 'L', 'B', 0x1a, 1, 0, 2, VM_T_ARRAY, 1, VM_T_INT,
+    /* a type referring forwards (no constants, no files, 2 types) */
+    static const uint8_t fwd[] = {'T', 'L', 'B', 0x1a, VM_FORMAT_VERSION, 0, 0, 2, VM_T_ARRAY, 1, VM_T_INT,
                                   0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     r = vm_module_read(fwd, sizeof fwd, &err);
     CHECK(!r);
     CHECK_STR(err.msg, "bad module: type 0 refers to type 1 (must be < 0)");
     /* a count larger than the bytes left */
-    static const uint8_t big[] = {'T', 'L', 'B', 0x1a, 1, 0xff, 0xff, 0xff, 0xff, 0x0f};
+    static const uint8_t big[] = {'T', 'L', 'B', 0x1a, VM_FORMAT_VERSION, 0xff, 0xff, 0xff, 0xff, 0x0f};
     r = vm_module_read(big, sizeof big, &err);
     CHECK(!r);
     CHECK_STR(err.msg, "bad module: truncated in constants (4294967295 entries, 0 bytes left)");
+    /* ... and in the files table */
+    static const uint8_t bigf[] = {'T', 'L', 'B', 0x1a, VM_FORMAT_VERSION, 0, 0x05};
+    r = vm_module_read(bigf, sizeof bigf, &err);
+    CHECK(!r);
+    CHECK_STR(err.msg, "bad module: truncated in files (5 entries, 0 bytes left)");
+    static const uint8_t nulf[] = {'T', 'L', 'B', 0x1a, VM_FORMAT_VERSION, 0, 1, 3, 'a', 0, 'b'};
+    r = vm_module_read(nulf, sizeof nulf, &err);
+    CHECK(!r);
+    CHECK_STR(err.msg, "bad module: NUL byte in file 0");
+}
+
+TEST(format_files)
+{
+    VmError err = {{0}};
+    VmModule *m = vm_asm(files_text, strlen(files_text), "f.tla", &err);
+    CHECK(m != NULL);
+    if (!m) {
+        test_fail(__FILE__, __LINE__, "%s", err.msg);
+        return;
+    }
+    CHECK_INT(m->nfiles, 5);
+    CHECK_STR(m->files[0], "lib.tl");
+    CHECK_STR(m->files[1], "main.tl");
+    CHECK_STR(m->files[3], "dir/util \"q\".tl");
+    CHECK_STR(m->files[4], "new.tl");
+    static const uint32_t want[] = {1, 2, 4, 5, 0, 3, 0, 9};  /* a b c d e f main g */
+    CHECK_INT(m->nmethods, 8);
+    for (uint32_t i = 0; i < 8 && i < m->nmethods; i++)
+        CHECK_INT(m->methods[i].file, want[i]);
+
+    /* the disassembly names canonical paths and `#N` for the others */
+    char *t = dis_text(m);
+    CHECK_CONTAINS(t, "source \"main.tl\"\nfiles \"lib.tl\", \"main.tl\", \"lib.tl\", \"dir/util \\\"q\\\".tl\", \"new.tl\"\n");
+    CHECK_CONTAINS(t, "method a () : void file \"lib.tl\" static\n");
+    CHECK_CONTAINS(t, "method b () : void file #2 static\n");
+    CHECK_CONTAINS(t, "method f () : void file #3 static\n");
+    CHECK_CONTAINS(t, "method g () : void file #9 static\n");
+    CHECK_CONTAINS(t, "method e () : void static\n");
+    free(t);
+
+    /* the verifier checks the range: file <= nfiles */
+    CHECK(!vm_verify(m, &err));
+    CHECK_STR(err.msg, "multi: method g: file index 9 out of range (5 files)");
+    m->methods[7].file = 5;
+    CHECK(vm_verify(m, &err));
+    m->methods[7].file = 6;
+    CHECK(!vm_verify(m, &err));
+    CHECK_STR(err.msg, "multi: method g: file index 6 out of range (5 files)");
+    m->methods[7].file = 0;
+    free(m->files[2]);
+    m->files[2] = NULL;
+    CHECK(!vm_verify(m, &err));
+    CHECK_STR(err.msg, "multi: file 3: missing name");
+    vm_module_free(m);
+
+    /* without a `source` declaration the .tla path is the source */
+    static const char dflt[] = "method f () : void static file \"x/p.tla\"\n  RETV\nend\n"
+                               "method g () : void static file \"q.tl\"\n  RETV\nend\n";
+    m = vm_asm(dflt, strlen(dflt), "x/p.tla", &err);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_INT(m->nfiles, 1);
+        CHECK_INT(m->methods[0].file, 0);
+        CHECK_INT(m->methods[1].file, 1);
+        vm_module_free(m);
+    }
+    roundtrip("x/p.tla", dflt);
+
+    /* a module without files writes an empty table and file 0 per method */
+    m = vm_asm(sample, strlen(sample), "s.tla", &err);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_INT(m->nfiles, 0);
+        t = dis_text(m);
+        CHECK(!strstr(t, "files"));
+        CHECK(!strstr(t, " file "));
+        free(t);
+        vm_module_free(m);
+    }
+}
+
+/* Writes text to dir/name; returns the path (static buffer per slot). */
+static const char *write_src(const char *dir, const char *name, const char *text, int slot)
+{
+    static char paths[4][512];
+    snprintf(paths[slot], sizeof paths[slot], "%s/%s", dir, name);
+    FILE *f = fopen(paths[slot], "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    return paths[slot];
+}
+
+TEST(format_dis_source)
+{
+    char dir[] = "/tmp/tally-dis-XXXXXX";
+    if (!mkdtemp(dir)) {
+        test_fail(__FILE__, __LINE__, "mkdtemp failed");
+        return;
+    }
+    const char *main_tl = write_src(dir, "main.tl", "fun main() {\n    let x = lib.f(1)\r\n\tprint(x)   \n}", 0);
+    const char *lib_tl = write_src(dir, "lib.tl", "// lib\nfun f(x: int): int {\n  return x \x01 1 // end\n", 1);
+    char *text = NULL;
+    if (asprintf(&text,
+                 "module \"ann\"\n"
+                 "source \"%s\"\n"
+                 "main main\n"
+                 "method lib.f (int) : int static file \"%s\"\n"
+                 "  line 3\n"
+                 "  RET r0\n"
+                 "  line 9\n"        /* past the end of lib.tl: no comment */
+                 "end\n"
+                 "method gone () : void static file \"%s/missing.tl\"\n"
+                 "  line 2\n"        /* the file does not exist: no comment */
+                 "  RETV\n"
+                 "end\n"
+                 "method main () : void static\n"
+                 "  regs int\n"
+                 "  line 2\n"
+                 "  LDI r0, 1\n"
+                 "  CALL r0, r0, lib.f\n"
+                 "  line 3\n"
+                 "  line 4\n"
+                 "  RETV\n"
+                 "  line 1\n"
+                 "end\n",
+                 main_tl, lib_tl, dir) < 0) {
+        test_fail(__FILE__, __LINE__, "asprintf failed");
+        return;
+    }
+    VmError err = {{0}};
+    VmModule *m = vm_asm(text, strlen(text), "ann.tla", &err);
+    CHECK(m != NULL);
+    if (!m) {
+        test_fail(__FILE__, __LINE__, "%s", err.msg);
+        free(text);
+        return;
+    }
+    char *ann = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&ann, &len);
+    vm_dis_source(m, f);
+    fclose(f);
+    /* comments follow their directives, trimmed, control bytes as '?' */
+    CHECK_CONTAINS(ann, "  line 3\n  // 3: return x ? 1 // end\n  RET r0\n  line 9\nend\n");
+    CHECK_CONTAINS(ann, "  line 2\n  RETV\nend\n");
+    CHECK_CONTAINS(ann, "  line 2\n  // 2: let x = lib.f(1)\n  LDI r0, 1\n");
+    CHECK_CONTAINS(ann, "  line 4\n  // 4: }\n  RETV\n  line 1\n  // 1: fun main() {\nend\n");
+    /* `line 3` then `line 4` at one pc keeps only the last */
+    CHECK(!strstr(ann, "print(x)"));
+
+    /* the annotated text reassembles to the same module */
+    char *plain = dis_text(m);
+    VmModule *m2 = vm_asm(ann, len, "ann2.tla", &err);
+    CHECK(m2 != NULL);
+    if (m2) {
+        char *again = dis_text(m2);
+        CHECK_STR(again, plain);
+        free(again);
+        VmBuf b1 = {0}, b2 = {0};
+        vm_module_write(m, &b1);
+        vm_module_write(m2, &b2);
+        CHECK(same_buf(&b1, &b2));
+        vm_buf_free(&b1);
+        vm_buf_free(&b2);
+        vm_module_free(m2);
+    }
+    /* with no readable file it is exactly vm_dis */
+    free(m->source);
+    m->source = strdup("/nonexistent/main.tl");
+    free(m->files[0]);
+    m->files[0] = strdup(dir);  /* a directory: not read */
+    free(ann);
+    f = open_memstream(&ann, &len);
+    vm_dis_source(m, f);
+    fclose(f);
+    char *plain2 = dis_text(m);
+    CHECK_STR(ann, plain2);
+    free(plain2);
+    free(plain);
+    free(ann);
+    free(text);
+    vm_module_free(m);
+    char rm[600];
+    snprintf(rm, sizeof rm, "%s/main.tl", dir);
+    remove(rm);
+    snprintf(rm, sizeof rm, "%s/lib.tl", dir);
+    remove(rm);
+    remove(dir);
 }
 
 /* Assembles `text` expecting an error containing `want`. */
@@ -471,6 +815,13 @@ TEST(format_asm_errors)
     asm_error(__LINE__, "global g #5[]\n", "t.tla:1: type #5 out of range inside a type");
     asm_error(__LINE__, "consts \"a\" \"b\"\n", "t.tla:1: expected ','");
     asm_error(__LINE__, HEAD "  LDK r0, \"abc\nend\n", "t.tla:3: unterminated string");
+    asm_error(__LINE__, "method f () : void static file \"a\" file \"b\"\n", "t.tla:1: duplicate 'file'");
+    asm_error(__LINE__, "method f () : void file static\n", "t.tla:1: expected a file path string");
+    asm_error(__LINE__, "files \"a\\0b\"\n", "t.tla:1: NUL byte in a file path");
+    asm_error(__LINE__, "file \"a\"\n", "t.tla:1: unknown declaration 'file' (did you mean 'files'?)");
+    asm_error(__LINE__, "class C\n  imap a b\nend\n", "t.tla:2: expected '='");
+    asm_error(__LINE__, "class C\n  imap a = b\nend\n", "t.tla:2: unknown method 'a'");
+    asm_error(__LINE__, "class C\n  imap #1 = #2 x\nend\n", "t.tla:2: unexpected 'x' at end of line");
     /* the first error wins */
     asm_error(__LINE__, HEAD "  FOO\n  BAR\nend\n", "t.tla:3: unknown opcode 'FOO'");
 }

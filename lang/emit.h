@@ -1,0 +1,112 @@
+/* lang/emit.h — internals shared by emit.c (module layout, methods,
+ * statements) and emit_expr.c (expressions and conditions).
+ *
+ * An Em is one method being generated: its code, line table, typed
+ * registers and labels.  Registers have one VM type for the whole method;
+ * free registers are kept per type, so a register is only ever reused for
+ * a value of the same type.  Temporaries live until the end of the
+ * statement that allocated them; locals until the end of their block.
+ */
+#ifndef TALLY_LANG_EMIT_H
+#define TALLY_LANG_EMIT_H
+
+#include "ast.h"
+
+typedef struct Em Em;
+
+typedef struct EmLoop {
+    int32_t brk, cont;      /* labels */
+} EmLoop;
+
+typedef struct EmFree {
+    int32_t *regs;
+    uint32_t n, cap;
+} EmFree;
+
+/* Program-wide emitter state. */
+typedef struct EmProg {
+    TlCompiler *c;
+    VmModule *m;
+    uint32_t capmethods, capconsts;
+    uint32_t *ctab;         /* constant hash table: index + 1 */
+    size_t ccap;
+    TlMap natives;          /* (NULL, interned symbol) -> index + 1 */
+    TlMap adapters;         /* (from + 1, to + 1) -> method index + 1 */
+    uint32_t nadapters;
+    uint32_t vt_void, vt_int, vt_float, vt_bool, vt_string, vt_object;
+} EmProg;
+
+struct Em {
+    EmProg *p;
+    TlCompiler *c;
+    const char *name;       /* VM name of this method (naming lambdas) */
+    uint32_t nlambdas;
+    TlFile *file;
+    uint32_t depth;         /* lambda nesting (TlLocal.fdepth of own locals) */
+    TlLambda *lambda;
+    int32_t *capregs;       /* lambda: register holding each capture */
+    TlType *ret;            /* language return type */
+    uint32_t vm_ret;
+    VmInsn *code;
+    uint32_t ncode, capcode;
+    VmLine *lines;
+    uint32_t nlines, caplines;
+    uint32_t line;          /* source line of the code being emitted */
+    uint32_t *regs;         /* VM type per register */
+    uint8_t *busy;
+    uint32_t nregs, capregs_, capbusy;
+    EmFree *free;           /* by VM type index */
+    uint32_t nfree;
+    int32_t *temps;
+    uint32_t ntemps, captemps;
+    int32_t *labels;        /* label -> pc, -1 until placed */
+    uint32_t nlabels, caplabels;
+    uint32_t *fix;          /* pcs of instructions whose target is a label */
+    uint32_t nfix, capfix;
+    EmLoop *loops;
+    uint32_t nloops, caploops;
+    TlLocal **locals;       /* locals in scope, for release at block end */
+    uint32_t nlocals, caplocals;
+};
+
+/* emit.c */
+uint32_t em_vmtype(EmProg *p, TlType *t);          /* of the erasure of t */
+uint32_t em_const(EmProg *p, const char *bytes, uint32_t len);
+uint32_t em_native(EmProg *p, const char *symbol, const char *lib, const uint32_t *params,
+                   uint32_t nparams, uint32_t ret);
+uint32_t em_new_method(EmProg *p);
+void em_set_header(EmProg *p, uint32_t index, const char *name, uint32_t flags, uint32_t owner,
+                   const uint32_t *params, uint32_t nparams, uint32_t ret);
+void em_finish_method(Em *E, uint32_t index);
+void em_init(Em *E, EmProg *p, const char *name, TlFile *file);
+void em_free(Em *E);
+void em_emit_lambda_body(Em *E, TlLambda *lam, uint32_t index);
+
+uint32_t em_op(Em *E, VmOp op, int32_t a, int32_t b, int32_t c);
+uint32_t em_opk(Em *E, VmOp op, int32_t a, int32_t b, int32_t c, int64_t k);
+uint32_t em_opf(Em *E, VmOp op, int32_t a, double f);
+int32_t em_label(Em *E);
+void em_place(Em *E, int32_t label);
+/* Emits a jump (any opcode whose operand `slot` is a target) to label. */
+void em_jump(Em *E, VmOp op, int32_t a, int32_t b, int32_t label);
+bool em_terminated(Em *E);     /* last instruction does not fall through */
+
+int32_t em_new_reg(Em *E, uint32_t type);
+int32_t em_temp(Em *E, uint32_t type);
+int32_t em_local_reg(Em *E, uint32_t type);
+void em_release(Em *E, int32_t r);
+int32_t em_block(Em *E, const uint32_t *types, uint32_t n);
+uint32_t em_regtype(Em *E, int32_t r);
+bool em_assignable(Em *E, uint32_t from, uint32_t to);
+
+/* emit_expr.c */
+int32_t em_expr(Em *E, TlExpr *e, int32_t dst);
+void em_cond(Em *E, TlExpr *e, bool when, int32_t label);
+/* Value of register r as VM type t: r itself, or a cast/adapted copy. */
+int32_t em_coerce(Em *E, int32_t r, uint32_t t);
+void em_coerce_into(Em *E, int32_t src, int32_t dst);
+int32_t em_local_of(Em *E, TlLocal *l, int32_t cap);
+int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst);
+uint32_t em_lambda_method(Em *E, TlLambda *lam);
+
+#endif

@@ -1,0 +1,29 @@
+// Without an imap entry, the short-name rule binds Named.get to Box.get, whose erased signature differs.
+// expect-error: imap_no_entry: class C: Box.get does not match the signature of Named.get
+module "imap_no_entry"
+main main
+interface Named
+  methods Named.get
+end
+interface Other
+  methods Other.get
+end
+method Named.get (Named) : string owner Named abstract
+method Other.get (Other) : string owner Other abstract
+class Box
+  vtable Box.get
+end
+method Box.get (Box) : Object owner Box
+  regs Object
+  RET r1
+end
+class C extends Box implements Named
+  vtable Box.get, C.get$Named
+end
+method C.get$Named (C) : string owner C
+  regs string
+  RET r1
+end
+method main () : void static
+  RETV
+end
