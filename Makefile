@@ -55,7 +55,8 @@ test: setup
 
 demo: setup
 	@$(MAKE) --no-print-directory bin/tally
-	bin/tally run examples/fib.tla 32
+	bin/tally run examples/fib.tl 32
+	bin/tally run examples/shapes.tl
 
 bench-interp: setup
 	@$(MAKE) --no-print-directory bin/tally

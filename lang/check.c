@@ -449,6 +449,49 @@ static void all_ifaces(TlCompiler *c, TlType *t, TlType ***out, uint32_t *n, uin
         all_ifaces(c, tl_subst(c, k->ifaces[i], k, t->args), out, n, cap, budget);
 }
 
+/* Does k or a superclass already have a bridge for interface method im?
+ * A subclass's method for im sits in the same vtable slot as the one the
+ * inherited bridge calls virtually, so the inherited bridge serves it. */
+static bool has_bridge(TlCompiler *c, TlClass *k, TlMethod *im)
+{
+    uint32_t steps = 0;
+    for (TlClass *x = k; x && steps <= c->nclasses; x = x->super ? x->super->cls : NULL, steps++)
+        for (uint32_t i = 0; i < x->nbridges; i++)
+            if (x->bridges[i]->bridge_for == im)
+                return true;
+    return false;
+}
+
+/* Adds to class k a bridge `name$Iface` for interface method im (language
+ * signature ps/r as seen from k), bound to m: a new vtable slot with im's
+ * erased signature whose body calls m virtually and converts (emit.c);
+ * the emitter binds im to it with an imap entry. */
+static void add_bridge(TlCompiler *c, TlClass *k, TlMethod *m, TlMethod *im, TlType **ps, TlType *r,
+                       uint32_t *capv)
+{
+    const char *iname = im->owner && im->owner->name ? im->owner->name : "?";
+    size_t n = strlen(m->name) + strlen(iname) + 2;
+    char *name = tl_alloc(c, n);
+    snprintf(name, n, "%s$%s", m->name, iname);
+    TlMethod *b = tl_alloc(c, sizeof *b);
+    b->name = name;
+    b->pos = m->owner == k ? m->pos : k->pos;
+    b->kind = M_VIRTUAL;
+    b->owner = k;
+    b->file = m->owner == k ? m->file : k->file;
+    b->params = ps;
+    b->nparams = im->nparams;
+    b->ret = r;
+    b->eparams = im->eparams;
+    b->eret = im->eret;
+    b->bridge_to = m;
+    b->bridge_for = im;
+    b->slot = (int32_t)k->nvtable;
+    *TL_PUSH(c, k->vtable, k->nvtable, *capv) = b;
+    uint32_t capb = k->nbridges;
+    *TL_PUSH(c, k->bridges, k->nbridges, capb) = b;
+}
+
 static void check_class(TlCompiler *c, TlClass *k)
 {
     if (k->state == 3)
@@ -513,8 +556,12 @@ static void check_class(TlCompiler *c, TlClass *k)
             *TL_PUSH(c, k->vtable, k->nvtable, capv) = m;
         }
     }
-    /* interfaces: implementations must match; their erased signature is the
-     * interface's (the VM binds itables by name and checks signatures) */
+    /* interfaces: implementations must match at the language level.  The
+     * VM binds an interface method to the vtable method of the same name
+     * when their erased signatures are equal: an own, not overriding
+     * method adopts the interface's erasure the first time it is matched;
+     * otherwise (inherited or overriding methods, or a method already
+     * pinned by another interface) a bridge method is added. */
     TlType **ifs = NULL;
     uint32_t nifs = 0, capifs = 0, budget = 8 * c->nclasses + 16;
     all_ifaces(c, k->self_type, &ifs, &nifs, &capifs, &budget);
@@ -556,15 +603,15 @@ static void check_class(TlCompiler *c, TlClass *k)
                 tl_map_put(&matched, m, NULL, im);
             if (!im->eparams)
                 erase_sig(c, im);
-            if (!same_erased(m, im)) {
-                if (m->owner == k && !m->overrides && !m->vm_sig_done) {
-                    m->eparams = im->eparams;
-                    m->eret = im->eret;
-                    m->vm_sig_done = true;   /* adopted from an interface */
-                } else {
-                    tl_error(c, m->owner == k ? m->pos : k->pos, TL_D_SIGNATURE_CONFLICT, m->name,
-                             qual(c, m->overrides ? m->overrides : first ? first : m), qual(c, im));
-                }
+            if (same_erased(m, im)) {
+                if (m->owner == k)
+                    m->vm_sig_done = true;   /* pinned: bound by name */
+            } else if (m->owner == k && !m->overrides && !m->vm_sig_done) {
+                m->eparams = im->eparams;
+                m->eret = im->eret;
+                m->vm_sig_done = true;   /* adopted from an interface */
+            } else if (!has_bridge(c, k, im)) {
+                add_bridge(c, k, m, im, ps, r, &capv);
             }
         }
     }

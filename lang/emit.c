@@ -5,7 +5,8 @@
  * before the types using them), classes with explicit vtables, fields
  * grouped by owner class, methods (functions, virtual and static methods,
  * `Class.init` as static methods with owner, interface and abstract
- * methods, lambdas `<encl>$lambdaN`, wrappers `f$fn`, adapters `$adaptN`),
+ * methods, lambdas `<encl>$lambdaN`, wrappers `f$fn`, adapters `$adaptN`,
+ * bridges `Class.name$Iface` with their imap entries),
  * natives (built-ins declared on first use, externs), globals, `$init`.
  * Invariants: every method's code ends in an instruction that does not
  * fall through and every label is placed before the method is finished;
@@ -797,6 +798,44 @@ static void emit_method(EmProg *p, TlMethod *m)
     em_free(&E);
 }
 
+/* A bridge (check.c add_bridge): the interface method's erased signature;
+ * converts the arguments to the erasure of the method it stands for, calls
+ * that method virtually on the receiver (so overrides in subclasses run),
+ * converts the result back. */
+static void emit_bridge(EmProg *p, TlMethod *b)
+{
+    TlCompiler *c = p->c;
+    Em E;
+    em_init(&E, p, method_name(c, b), b->file);
+    const VmMethod *bm = &p->m->methods[b->vm];
+    uint32_t n = bm->nparams;
+    for (uint32_t i = 0; i < n; i++)
+        em_new_reg(&E, bm->regs[i]);
+    E.ret = b->ret;
+    E.vm_ret = bm->ret;
+    E.line = b->pos.line;
+    /* copied: adapters made while converting may move the method table */
+    const VmMethod *tm = &p->m->methods[b->bridge_to->vm];
+    uint32_t tret = tm->ret;
+    uint32_t *tps = xrealloc(NULL, (n ? n : 1) * sizeof *tps);
+    if (tm->nparams == n && n)
+        memcpy(tps, tm->regs, n * sizeof *tps);
+    int32_t base = em_block(&E, tps, n);
+    for (uint32_t i = 0; i < n; i++)
+        em_coerce_into(&E, (int32_t)i, base + (int32_t)i);
+    free(tps);
+    if (tret == p->vt_void) {
+        em_op(&E, VM_OP_CALLV, -1, base, (int32_t)b->bridge_to->vm);
+        em_op(&E, VM_OP_RETV, 0, 0, 0);
+    } else {
+        int32_t d = em_temp(&E, tret);
+        em_op(&E, VM_OP_CALLV, d, base, (int32_t)b->bridge_to->vm);
+        em_op(&E, VM_OP_RET, em_coerce(&E, d, E.vm_ret), 0, 0);
+    }
+    em_finish_method(&E, b->vm);
+    em_free(&E);
+}
+
 void em_emit_lambda_body(Em *E, TlLambda *lam, uint32_t index)
 {
     EmProg *p = E->p;
@@ -981,6 +1020,8 @@ bool tl_emit_program(TlCompiler *c, const char *main_path)
             declare_method(p, k->init);
         for (uint32_t j = 0; j < k->nmethods; j++)
             declare_method(p, k->methods[j]);
+        for (uint32_t j = 0; j < k->nbridges; j++)
+            declare_method(p, k->bridges[j]);
     }
     for (uint32_t i = 0; i < c->nclasses; i++) {
         TlClass *k = c->classes[i];
@@ -989,6 +1030,14 @@ bool tl_emit_program(TlCompiler *c, const char *main_path)
         vc->vtable = k->nvtable ? xrealloc(NULL, k->nvtable * sizeof *vc->vtable) : NULL;
         for (uint32_t j = 0; j < k->nvtable; j++)
             vc->vtable[j] = k->vtable[j]->vm;
+        /* each bridge binds its interface method (the short-name rule
+         * would find the erased method) */
+        vc->nimap = k->nbridges;
+        vc->imap = k->nbridges ? xrealloc(NULL, 2 * k->nbridges * sizeof *vc->imap) : NULL;
+        for (uint32_t j = 0; j < k->nbridges; j++) {
+            vc->imap[2 * j] = k->bridges[j]->bridge_for->vm;
+            vc->imap[2 * j + 1] = k->bridges[j]->vm;
+        }
     }
     m->nglobals = c->ngvars;
     m->globals = xrealloc(NULL, (c->ngvars ? c->ngvars : 1) * sizeof *m->globals);
@@ -1010,6 +1059,8 @@ bool tl_emit_program(TlCompiler *c, const char *main_path)
         for (uint32_t j = 0; j < k->nmethods; j++)
             if (!k->methods[j]->is_abstract)
                 emit_method(p, k->methods[j]);
+        for (uint32_t j = 0; j < k->nbridges; j++)
+            emit_bridge(p, k->bridges[j]);
     }
     emit_init(p);
     free(p->ctab);
