@@ -72,3 +72,4 @@ if grep -q '"name":"main"' "$D/s.json" 2>/dev/null && grep -q '"calls":1' "$D/s.
 else
     echo "FAIL stats-json: $(head -c 300 "$D/s.json" 2>&1)"
 fi
+check dis-source-lines 0 '// 6: println("Hello, world!");' -- $T dis examples/hello.tl

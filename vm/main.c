@@ -220,7 +220,12 @@ static int cmd_dis(const Options *o, const char *path)
     VmModule *m = load(o, path, &compiled);
     if (!m)
         return EXIT_USAGE;
-    vm_dis(m, stdout);
+    /* modules compiled from source show each line's text; assembly text
+     * is its own listing already */
+    if (has_suffix(path, ".tla"))
+        vm_dis(m, stdout);
+    else
+        vm_dis_source(m, stdout);
     vm_module_free(m);
     return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 }
