@@ -9,8 +9,10 @@
  * closed a cycle were cut after reporting); every class's vtable lists its
  * superclass's slots first, an override in its base's slot; each virtual
  * or interface method has an erased signature (eparams/eret) equal to the
- * one of the method it overrides or implements, so the VM's verifier
- * accepts the vtables and itables the emitter builds from them.
+ * one of the method it overrides, and to the interface method it
+ * implements unless a bridge (TlClass.bridges, bound by an imap entry)
+ * stands in between, so the VM's verifier accepts the vtables and itables
+ * the emitter builds from them.
  */
 #include "ast.h"
 
@@ -470,9 +472,10 @@ static void add_bridge(TlCompiler *c, TlClass *k, TlMethod *m, TlMethod *im, TlT
                        uint32_t *capv)
 {
     const char *iname = im->owner && im->owner->name ? im->owner->name : "?";
-    size_t n = strlen(m->name) + strlen(iname) + 2;
+    /* "$bridge$" keeps it apart from generated lambda and adapter names */
+    size_t n = strlen(m->name) + strlen(iname) + sizeof "$bridge$";
     char *name = tl_alloc(c, n);
-    snprintf(name, n, "%s$%s", m->name, iname);
+    snprintf(name, n, "%s$bridge$%s", m->name, iname);
     TlMethod *b = tl_alloc(c, sizeof *b);
     b->name = name;
     b->pos = m->owner == k ? m->pos : k->pos;
