@@ -9,6 +9,7 @@
 #   tiers     every program gives identical stdout, stderr and status on
 #             every build (threaded, switch; JIT modes join later)
 #   verify    tests/verify/*.tla must be rejected with the exact message
+#   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
 #   cli       the command's own behaviour (tests/cli.sh)
 #   mutate    ≥20,000 random mutations/truncations of valid modules end in
@@ -213,6 +214,15 @@ if want "${SUITES[@]}"; then
             ok
         fi
     done
+fi
+
+SUITE=catalog
+if want "${SUITES[@]}"; then
+    echo "== catalog (every compile error message in lang/diag.def has a test)"
+    while read -r name; do
+        t="tests/lang/err_$(tr 'A-Z' 'a-z' <<<"$name").tl"
+        if [[ -f $t ]] && grep -q '// expect-error:' "$t"; then ok; else bad "no test $t for DIAG $name"; fi
+    done < <(sed -n 's/^DIAG(\([A-Z_0-9]*\),.*/\1/p' lang/diag.def)
 fi
 
 SUITE=roundtrip
