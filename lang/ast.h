@@ -13,7 +13,8 @@
  *   lex.c    TlFile.toks
  *   parse.c  TlFile.decls (TlDecl, TlStmt, TlExpr, TlTypeExpr)
  *   check*.c TlClass/TlMethod/TlGlobal/TlLocal; TlExpr.type and .rk/.sym;
- *            TlStmt.local; only when there were no parse errors
+ *            TlStmt.local; also after parse errors (error nodes check as
+ *            the silent error type, and missing children are tolerated)
  *   emit*.c  the VmModule; only when there were no errors at all, so it
  *            may assume a well-typed tree
  */
@@ -63,6 +64,7 @@ extern const char *const tl_tok_text[TK_COUNT];
 typedef struct TlToken {
     uint16_t kind;
     bool overflow;         /* INT: the literal exceeds INT64_MAX (it may be 2^63) */
+    bool cut;              /* ERROR: an unterminated literal that took the rest of its line */
     TlPos pos;
     const char *start;     /* source text of the token */
     uint32_t len;
@@ -251,6 +253,7 @@ typedef struct TlFile {
     size_t len;
     uint32_t *lines;        /* offsets of line starts */
     uint32_t nlines;
+    bool truncated;         /* an unterminated literal or comment hid source text */
     TlToken *toks;
     uint32_t ntoks;
     TlDecl **decls;
@@ -278,8 +281,20 @@ struct TlType {
     uint32_t nargs;
     uint32_t index;         /* PARAM */
     const char *name;       /* PARAM */
+    TlType *rt;             /* ARRAY: non-NULL for an "erased array", see below */
     uint32_t vm;            /* emit: VM type index + 1 (0 = not yet) */
 };
+/* Erased arrays.  An array of a type parameter is an Object[] at run time
+ * (`new T[n]`), and stays one when it leaves the generic class: the result
+ * of v.toArray() with v: Vector<string> is a string[] to the language but
+ * an Object[] to the VM, whose arrays are invariant, so it can never
+ * become a real string[].  Such a value gets an erased array type: an
+ * ARRAY whose rt is the erased type it has at run time (tl_erase returns
+ * rt).  It reads like its element type (indexing, length), but it is a
+ * distinct type, so using it where a plain string[] is expected (or a
+ * plain one where generic code expects its T[]) is a compile error
+ * (TL_D_ERASED_ARRAY) instead of a cast that would fail at run time.
+ * tl_type_rt makes these types; only they have rt set. */
 
 /* ---- semantic entities --------------------------------------------------- */
 
@@ -448,6 +463,13 @@ TlType *tl_type_as_super(TlCompiler *c, TlType *t, TlClass *target);
 TlType *tl_erase(TlCompiler *c, TlType *t);
 const char *tl_type_str(TlCompiler *c, const TlType *t);      /* arena */
 bool tl_type_has_param(const TlType *t);
+/* The type of a value whose static type is `s`, obtained by substituting
+ * type arguments into the declared type `d` of a generic member (a method
+ * result or parameter, a field): s, with erased arrays where the VM holds
+ * d's erasure instead of s's (see TlType.rt). */
+TlType *tl_type_rt(TlCompiler *c, TlType *s, TlType *d);
+bool tl_type_has_rt(const TlType *t);        /* mentions an erased array */
+TlType *tl_type_strip(TlCompiler *c, TlType *t); /* the same without erased arrays */
 
 /* check.c: declarations and classes; check_body.c: statements and expressions */
 void tl_check_program(TlCompiler *c);

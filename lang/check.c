@@ -2,7 +2,9 @@
  * names, type expressions, class headers and hierarchies, members,
  * overriding, vtables, interface implementation, erased signatures.
  *
- * Input: the parsed files of a program (no parse errors).  Output: the
+ * Input: the parsed files of a program, possibly with syntax errors (then
+ * with placeholder names "?" and error nodes, which are skipped or checked
+ * as the silent error type: no follow-on messages).  Output: the
  * semantic entities (TlClass, TlMethod, TlField, TlGlobal) registered in
  * TlCompiler, errors reported; then check_body.c checks the code.
  * Invariants after tl_check_program: hierarchies are acyclic (edges that
@@ -31,8 +33,16 @@ static bool is_builtin(const char *name)
     return false;
 }
 
+/* The parser's stand-in for a name it could not read (reported then). */
+static bool is_placeholder(const char *name)
+{
+    return !name || (name[0] == '?' && !name[1]);
+}
+
 static TlSym *declare(TlCompiler *c, const char *name, TlPos pos, TlSymKind kind, void *p)
 {
+    if (is_placeholder(name))
+        return NULL;
     if (is_builtin(name)) {
         tl_error(c, pos, TL_D_BUILTIN_NAME, name);
         return NULL;
@@ -98,6 +108,8 @@ static void declare_all(TlCompiler *c)
             }
             case D_FUNC:
             case D_EXTERN: {
+                if (!d->fn)
+                    break;
                 TlMethod *m = new_method(c, d->fn, NULL, f);
                 m->kind = d->kind == D_FUNC ? M_FUNC : M_EXTERN;
                 *TL_PUSH(c, c->funcs, c->nfuncs, c->capfuncs) = m;
@@ -138,6 +150,10 @@ static TlType *undefined_type(TlCompiler *c, TlTypeExpr *te)
 
 TlType *tl_resolve_type(TlCompiler *c, TlTypeExpr *te, TlClass *scope, bool in_static)
 {
+    /* the parser always gives a type node (named "?" after an error), but
+     * a missing one is the silent error type all the same */
+    if (!te || (te->kind == TE_NAME && !te->name) || (te->kind == TE_ARRAY && !te->elem))
+        return c->t_error;
     switch (te->kind) {
     case TE_ARRAY:
         return tl_type_array(c, tl_resolve_type(c, te->elem, scope, in_static));
@@ -309,6 +325,8 @@ void *tl_class_member(TlCompiler *c, TlClass *cls, const char *name, bool *is_fi
 
 static bool add_member(TlCompiler *c, TlClass *k, const char *name, TlPos pos, void *p, bool field)
 {
+    if (is_placeholder(name))
+        return false;
     if (tl_map_get(&c->member_kind, k, name)) {
         tl_error(c, pos, TL_D_DUP_MEMBER, name, k->name);
         return false;
@@ -349,6 +367,8 @@ static void resolve_members(TlCompiler *c, TlClass *k)
     }
     for (uint32_t i = 0; i < d->nmethods; i++) {
         TlFunc *fn = d->methods[i];
+        if (!fn)
+            continue;
         TlMethod *m = new_method(c, fn, k, k->file);
         m->is_abstract = fn->is_abstract || k->is_iface;
         if (fn->is_init) {
@@ -433,6 +453,35 @@ static const char *qual(TlCompiler *c, TlMethod *m)
     char *s = tl_alloc(c, n);
     snprintf(s, n, "%s%s%s", owner, *owner ? "." : "", name);
     return s;
+}
+
+/* When m (seen through owner type mt; NULL: its own class) overrides or
+ * implements b (seen through bt) with the same language signature, do
+ * they still disagree on what the VM holds — an array of a type parameter
+ * (an Object[]) on one side, a concrete array on the other?  No cast or
+ * bridge converts between the two, so that is an error.  *what gets the
+ * erased side's type. */
+static bool erased_clash(TlCompiler *c, TlMethod *m, TlType *mt, TlMethod *b, TlType *bt, TlType **what)
+{
+    if (m->nparams != b->nparams)
+        return false;
+    for (uint32_t i = 0; i <= m->nparams; i++) {
+        TlType *md = i < m->nparams ? m->params[i] : m->ret;
+        TlType *bd = i < b->nparams ? b->params[i] : b->ret;
+        TlType *ms = mt ? tl_type_rt(c, tl_subst(c, md, m->owner, mt->args), md) : md;
+        TlType *bs = bt ? tl_type_rt(c, tl_subst(c, bd, b->owner, bt->args), bd) : bd;
+        if (ms != bs && (tl_type_has_rt(ms) || tl_type_has_rt(bs))) {
+            *what = tl_type_has_rt(bs) ? bs : ms;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void report_clash(TlCompiler *c, TlPos pos, TlMethod *m, const char *verb, TlMethod *b, TlType *what)
+{
+    tl_error(c, pos, TL_D_ERASED_OVERRIDE, m->name, verb, qual(c, b), tl_type_str(c, tl_type_strip(c, what)),
+             tl_type_str(c, tl_erase(c, what)));
 }
 
 /* Every interface instance type that class type t implements, directly or
@@ -543,8 +592,11 @@ static void check_class(TlCompiler *c, TlClass *k)
         if (b) {
             TlType **ps, *r;
             subst_sig(c, b, where, &ps, &r);
+            TlType *what;
             if (b->nparams != m->nparams || !same_sig(m, ps, r))
                 tl_error(c, m->pos, TL_D_OVERRIDE_SIGNATURE, m->name, qual(c, b));
+            else if (erased_clash(c, m, NULL, b, where, &what))
+                report_clash(c, m->pos, m, "override", b, what);
             m->overrides = b;
             m->slot = b->slot;
             m->eparams = b->eparams;
@@ -602,6 +654,17 @@ static void check_class(TlCompiler *c, TlClass *k)
                              qual(c, im));
                 continue;
             }
+            TlType *what;
+            if (erased_clash(c, m, where, im, ifs[i], &what)) {
+                /* an inherited method for an interface of the superclass
+                 * was reported with the superclass */
+                bool seen = m->owner != k && k->super && tl_type_as_super(c, k->super, ik);
+                if (first != im && !seen)
+                    report_clash(c, m->owner == k ? m->pos : k->pos, m, "implement", im, what);
+                if (!first)
+                    tl_map_put(&matched, m, NULL, im);
+                continue;
+            }
             if (!first)
                 tl_map_put(&matched, m, NULL, im);
             if (!im->eparams)
@@ -634,7 +697,8 @@ static void check_class(TlCompiler *c, TlClass *k)
     } else if (sup && sup->ctor) {
         k->ctor = sup->ctor;
         if (sup->ctor->nparams && !k->is_abstract)
-            tl_error(c, k->pos, TL_D_SUPER_INIT_ARGS, k->name, sup->name);
+            tl_error(c, k->pos, TL_D_SUPER_INIT_ARGS, k->name,
+                     sup->ctor->owner ? sup->ctor->owner->name : sup->name);
     }
 }
 
@@ -688,9 +752,9 @@ void tl_check_program(TlCompiler *c)
         erase_sig(c, m);
         if (m->kind == M_EXTERN) {
             for (uint32_t j = 0; j < m->nparams; j++)
-                if (!extern_type_ok(c, m->params[j], false))
+                if (!extern_type_ok(c, m->params[j], false) && m->fn->params[j].texpr)
                     tl_error(c, m->fn->params[j].texpr->pos, TL_D_EXTERN_TYPE, tl_type_str(c, m->params[j]));
-            if (!extern_type_ok(c, m->ret, true))
+            if (!extern_type_ok(c, m->ret, true) && m->fn->ret)
                 tl_error(c, m->fn->ret->pos, TL_D_EXTERN_TYPE, tl_type_str(c, m->ret));
         }
     }

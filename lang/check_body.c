@@ -173,12 +173,76 @@ static TlType *value(K *k, TlExpr *e, TlType *want)
     return t;
 }
 
+/* The first place where from and to (equal but for erased arrays)
+ * differ in being erased: *wf and *wt are the array types there. */
+static bool erased_diff(TlCompiler *c, TlType *from, TlType *to, TlType **wf, TlType **wt, int depth)
+{
+    if (from == to || depth > 100)
+        return false;
+    if (from->kind == TY_CLASS && to->kind == TY_CLASS && from->cls != to->cls) {
+        from = tl_type_as_super(c, from, to->cls);
+        if (!from)
+            return false;
+    }
+    if (from->kind != to->kind || from->nargs != to->nargs)
+        return false;
+    switch (from->kind) {
+    case TY_ARRAY:
+        if (from->rt != to->rt) {
+            *wf = from;
+            *wt = to;
+            return true;
+        }
+        return erased_diff(c, from->elem, to->elem, wf, wt, depth + 1);
+    case TY_FUNC:
+        if (erased_diff(c, from->ret, to->ret, wf, wt, depth + 1))
+            return true;
+        /* fall through */
+    case TY_CLASS:
+        for (uint32_t i = 0; i < from->nargs; i++)
+            if (erased_diff(c, from->args[i], to->args[i], wf, wt, depth + 1))
+                return true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+/* Reports that a value of type t cannot be used as type want. */
+static void mismatch(K *k, TlPos pos, TlType *t, TlType *want)
+{
+    TlCompiler *c = k->c;
+    TlType *wf = NULL, *wt = NULL;
+    if ((tl_type_has_rt(t) || tl_type_has_rt(want))
+        && tl_type_assignable(c, tl_type_strip(c, t), tl_type_strip(c, want))
+        && erased_diff(c, t, want, &wf, &wt, 0)) {
+        /* the types agree but for arrays of a type parameter, which the VM
+         * holds as Object[] (no cast could turn one into a string[]) */
+        if (wf->rt)
+            tl_error(c, pos, TL_D_ERASED_ARRAY, tstr(k, wf->rt), tstr(k, wt));
+        else
+            tl_error(c, pos, TL_D_ERASED_ARRAY_TARGET, tstr(k, wf), tstr(k, wt->rt));
+        return;
+    }
+    tl_error(c, pos, TL_D_TYPE_MISMATCH, tstr(k, want), tstr(k, t));
+}
+
 static TlType *expect(K *k, TlExpr *e, TlType *want)
 {
     TlType *t = value(k, e, want);
     if (!tl_type_assignable(k->c, t, want))
-        tl_error(k->c, e->pos, TL_D_TYPE_MISMATCH, tstr(k, want), tstr(k, t));
+        mismatch(k, e->pos, t, want);
     return t;
+}
+
+/* A generic member's declared type d as seen through the type arguments
+ * of its owner (NULL: no substitution), with erased arrays where the VM
+ * holds d's erasure. */
+static TlType *seen(K *k, TlType *d, TlClass *owner, TlType **owner_args)
+{
+    if (!owner_args)
+        return d;
+    return tl_type_rt(k->c, tl_subst(k->c, d, owner, owner_args), d);
 }
 
 static void cond(K *k, TlExpr *e)
@@ -330,14 +394,14 @@ static void check_args(K *k, TlExpr *call, const char *name, TlType **params, ui
     for (uint32_t i = 0; i < n; i++) {
         TlType *p = params[i];
         if (m && owner_args)
-            p = tl_subst(k->c, p, m->owner, owner_args);
+            p = seen(k, p, m->owner, owner_args);
         expect(k, call->args[i], p);
     }
 }
 
 static TlType *method_ret(K *k, TlMethod *m, TlType **owner_args)
 {
-    return owner_args ? tl_subst(k->c, m->ret, m->owner, owner_args) : m->ret;
+    return seen(k, m->ret, m->owner, owner_args);
 }
 
 static TlType *builtin_call(K *k, TlExpr *e, int b)
@@ -642,7 +706,7 @@ static TlType *member_value(K *k, TlExpr *e)
             TlField *f = p;
             e->rk = R_FIELD;
             e->sym = f;
-            return args ? tl_subst(c, f->type, f->owner, args) : f->type;
+            return seen(k, f->type, f->owner, args);
         }
         if (p) {
             tl_error(c, e->pos, TL_D_METHOD_VALUE, e->str);
@@ -707,6 +771,15 @@ static TlType *array_lit(K *k, TlExpr *e, TlType *want)
 static TlType *expr_kind(K *k, TlExpr *e, TlType *want)
 {
     TlCompiler *c = k->c;
+    /* operands that must be there (after a syntax error the parser gives
+     * an error node, but nothing here relies on it) */
+    if ((e->kind == E_CALL || e->kind == E_MEMBER || e->kind == E_UNARY || e->kind == E_IS
+         || e->kind == E_AS || e->kind == E_INDEX || e->kind == E_BINARY || e->kind == E_AND
+         || e->kind == E_OR) && !e->a)
+        return c->t_error;
+    if ((e->kind == E_LAMBDA && !e->lambda) || ((e->kind == E_MEMBER || e->kind == E_SUPER_MEMBER
+                                                 || e->kind == E_NAME || e->kind == E_GENERIC) && !e->str))
+        return c->t_error;
     switch ((TlExprKind)e->kind) {
     case E_INT: return c->t_int;
     case E_FLOAT: return c->t_float;
@@ -897,10 +970,10 @@ static bool returns(TlStmt *s)
                 return false;
         return s == NULL || returns(s);
     case S_WHILE:
-        return s->e->kind == E_BOOL && s->e->ival && !has_break(s->body);
+        return s->e && s->e->kind == E_BOOL && s->e->ival && !has_break(s->body);
     case S_EXPR:
         /* exit() ends the program */
-        return s->e->kind == E_CALL && s->e->rk == R_CALL_BUILTIN && s->e->aux == B_EXIT;
+        return s->e && s->e->kind == E_CALL && s->e->rk == R_CALL_BUILTIN && s->e->aux == B_EXIT;
     default:
         return false;
     }
@@ -930,13 +1003,16 @@ static TlType *target_kind(K *k, TlExpr *e);
 static TlType *target(K *k, TlExpr *e)
 {
     TlType *t = target_kind(k, e);
-    e->type = t;
+    if (e)
+        e->type = t;
     return t;
 }
 
 static TlType *target_kind(K *k, TlExpr *e)
 {
     TlCompiler *c = k->c;
+    if (!e)
+        return c->t_error;
     switch (e->kind) {
     case E_NAME: {
         TlLocal *l = find_local(k, e->str);
@@ -965,7 +1041,7 @@ static TlType *target_kind(K *k, TlExpr *e)
     }
     case E_INDEX: {
         TlType *t = expr(k, e, NULL);
-        if (e->a->type == c->t_string) {
+        if (e->a && e->a->type == c->t_string) {
             tl_error(c, start_pos(e), TL_D_ASSIGN_STRING);
             return c->t_error;
         }
@@ -997,7 +1073,7 @@ static void var_stmt(K *k, TlStmt *s)
             expect(k, s->e, t);
     } else {
         t = value(k, s->e, NULL);
-        if (t->kind == TY_NULL) {
+        if (t->kind == TY_NULL && s->e) {
             tl_error(c, s->e->pos, TL_D_NULL_NEEDS_TYPE);
             t = c->t_error;
         }
@@ -1005,9 +1081,19 @@ static void var_stmt(K *k, TlStmt *s)
     s->local = declare_local(k, s->name, s->name_pos, t, s->kind == S_VAR);
 }
 
+/* A super(...) call statement? */
+static bool is_super_call(const TlStmt *s)
+{
+    return s && s->kind == S_EXPR && s->e && s->e->kind == E_SUPER_CALL;
+}
+
 static void stmt(K *k, TlStmt *s)
 {
     TlCompiler *c = k->c;
+    /* statements and their parts are never missing after a syntax error
+     * (the parser gives error nodes), but nothing here relies on it */
+    if (!s)
+        return;
     switch ((TlStmtKind)s->kind) {
     case S_LET:
     case S_VAR:
@@ -1024,7 +1110,7 @@ static void stmt(K *k, TlStmt *s)
             TlType *r = value(k, s->e2, t->kind == TY_ERROR ? NULL : t);
             TlType *res = binop(k, binary_of(s->op), t, r, s->pos);
             if (res->kind != TY_ERROR && !tl_type_assignable(c, res, t))
-                tl_error(c, s->pos, TL_D_TYPE_MISMATCH, tstr(k, t), tstr(k, res));
+                mismatch(k, s->pos, res, t);
         }
         break;
     }
@@ -1047,6 +1133,8 @@ static void stmt(K *k, TlStmt *s)
         break;
     case S_FOR: {
         TlType *a = value(k, s->e, c->t_int), *b = value(k, s->e2, c->t_int);
+        if (!s->name)
+            break;
         if (a != c->t_int && a->kind != TY_ERROR)
             tl_error(c, s->e->pos, TL_D_RANGE_NOT_INT, tstr(k, a));
         if (b != c->t_int && b->kind != TY_ERROR)
@@ -1091,6 +1179,12 @@ static void stmt(K *k, TlStmt *s)
 
 static void block(K *k, TlStmt *s)
 {
+    if (!s)
+        return;
+    if (s->kind != S_BLOCK) {
+        stmt(k, s);
+        return;
+    }
     uint32_t mark = k->nstack, saved = push_scope(k);
     for (uint32_t i = 0; i < s->n; i++)
         stmt(k, s->stmts[i]);
@@ -1115,7 +1209,7 @@ static void check_function(K *k, Fn *f, TlFunc *fn, TlType **params, TlPos pos)
     if (fn->body) {
         TlStmt *b = fn->body;
         uint32_t first = 0;
-        if (fn->is_init && b->n > 0 && b->stmts[0]->kind == S_EXPR && b->stmts[0]->e->kind == E_SUPER_CALL) {
+        if (fn->is_init && b->n > 0 && is_super_call(b->stmts[0])) {
             f->super_ok = true;
             uint32_t m2 = k->nstack, s2 = push_scope(k);
             stmt(k, b->stmts[0]);
@@ -1124,9 +1218,12 @@ static void check_function(K *k, Fn *f, TlFunc *fn, TlType **params, TlPos pos)
         }
         bool has_super = false;
         for (uint32_t i = 0; i < b->n; i++)
-            has_super |= b->stmts[i]->kind == S_EXPR && b->stmts[i]->e->kind == E_SUPER_CALL;
-        if (fn->is_init && !has_super && f->cls && f->cls->super && f->cls->super->cls->ctor)
-            tl_error(c, fn->pos, TL_D_SUPER_CALL_MISSING, f->cls->name, f->cls->super->cls->name);
+            has_super |= is_super_call(b->stmts[i]);
+        /* name the class whose init the superclass runs: it may be inherited */
+        TlMethod *sup_ctor = f->cls && f->cls->super ? f->cls->super->cls->ctor : NULL;
+        if (fn->is_init && !has_super && sup_ctor)
+            tl_error(c, fn->pos, TL_D_SUPER_CALL_MISSING, f->cls->name,
+                     sup_ctor->owner ? sup_ctor->owner->name : f->cls->super->cls->name);
         uint32_t m3 = k->nstack, s3 = push_scope(k);
         for (uint32_t i = first; i < b->n; i++)
             stmt(k, b->stmts[i]);
@@ -1174,7 +1271,7 @@ void tl_resolve_global(TlCompiler *c, TlGlobal *g)
     Fn f = {.m = c->ginit, .ret = c->t_void, .in_static = true};
     k.fn = &f;
     TlType *t = value(&k, g->decl->init, NULL);
-    if (t->kind == TY_NULL) {
+    if (t->kind == TY_NULL && g->decl->init) {
         tl_error(c, g->decl->init->pos, TL_D_NULL_NEEDS_TYPE);
         t = c->t_error;
     }
@@ -1216,7 +1313,7 @@ void tl_check_bodies(TlCompiler *c)
         if (cls->init)
             check_method(c, cls->init);
         for (uint32_t j = 0; j < cls->decl->nmethods; j++) {
-            TlMethod *m = cls->decl->methods[j]->m;
+            TlMethod *m = cls->decl->methods[j] ? cls->decl->methods[j]->m : NULL;
             if (m && m != cls->init && m->fn->body)
                 check_method(c, m);
         }

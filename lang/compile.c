@@ -8,8 +8,9 @@
  * so import cycles are harmless; all files share one global namespace.
  * Files are initialized imports first (post-order of the import graph),
  * which is the order of TlCompiler.order.
- * Invariants: nothing is checked after a syntax error (so no follow-on
- * errors from half-parsed code) and nothing is emitted after any error.
+ * Invariants: after syntax errors the resynchronized trees are still
+ * checked (error nodes are silent, so no follow-on errors from half-parsed
+ * code); nothing is emitted after any error.
  */
 #include "ast.h"
 

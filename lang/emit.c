@@ -639,10 +639,11 @@ static void stmt(Em *E, TlStmt *s)
         uint32_t want = em_vmtype(E->p, s->local->type);
         TlType *lt = s->local->type;
         if ((lt->kind == TY_ARRAY || lt->kind == TY_FUNC) && maybe_widened(s->e)) {
-            /* a generic T[] or function value: erasure made it an Object[] (or
-             * fn(Object...)) at run time, which a cast to the declared type
-             * would reject; the variable keeps the run-time type instead and
-             * its elements are cast where used */
+            /* a value read from a generic member (an Object, or a function
+             * of erased type, at run time): the variable keeps the run-time
+             * type and its uses cast or adapt it.  (An array of a type
+             * parameter has an erased array type from the checker, whose
+             * VM type is already the Object[] it is at run time.) */
             int32_t v = em_expr(E, s->e, -1);
             uint32_t vt = em_regtype(E, v);
             int32_t r = em_local_reg(E, em_assignable(E, vt, want) ? want : vt);

@@ -543,7 +543,8 @@ static uint32_t *method_params(Em *E, uint32_t idx, uint32_t *n)
     VmMethod *mm = &E->p->m->methods[idx];
     *n = mm->nparams;
     uint32_t *ps = xmalloc((*n ? *n : 1) * sizeof *ps);
-    memcpy(ps, mm->regs, *n * sizeof *ps);
+    if (*n)
+        memcpy(ps, mm->regs, *n * sizeof *ps);
     return ps;
 }
 
@@ -640,7 +641,8 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
             VmNative *nat = &m->natives[fm->vm];
             uint32_t n = nat->nparams, ret = nat->ret;
             uint32_t *ps = xmalloc((n ? n : 1) * sizeof *ps);
-            memcpy(ps, nat->params, n * sizeof *ps);
+            if (n)
+                memcpy(ps, nat->params, n * sizeof *ps);
             int32_t base = n ? arg_block(E, ps, n, NULL, -1, e->args, e->nargs) : 0;
             free(ps);
             return call_op(E, e, VM_OP_CALLN, base, fm->vm, ret, dst);
@@ -719,7 +721,8 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         uint32_t n = fty->nparams + 1;
         uint32_t *ps = xmalloc(n * sizeof *ps);
         ps[0] = ft;
-        memcpy(ps + 1, fty->params, fty->nparams * sizeof *ps);
+        if (fty->nparams)
+            memcpy(ps + 1, fty->params, fty->nparams * sizeof *ps);
         uint32_t ret = fty->ret;
         int32_t base = arg_block(E, ps, n, NULL, f, e->args, e->nargs);
         free(ps);

@@ -35,6 +35,8 @@ static void newline(Lexer *lx, const char *next)
     lx->line++;
     lx->line_start = next;
     *TL_PUSH(lx->c, lx->f->lines, lx->nlines, lx->caplines) = (uint32_t)(next - lx->s);
+    /* kept current so that errors reported while lexing show their line */
+    lx->f->nlines = lx->nlines;
 }
 
 static TlToken *add(Lexer *lx, TlTok kind, const char *start, const char *end)
@@ -117,10 +119,14 @@ static int escape(Lexer *lx, const char **pp)
         *pp = q + 1;
         return v;
     }
+    if (ch < 0 || ch == '\n') {
+        /* a backslash ending the line: the literal is unterminated, which
+         * its caller reports (one message for one mistake) */
+        *pp = q;
+        return -1;
+    }
     char buf[16];
-    if (ch < 0 || ch == '\n')
-        snprintf(buf, sizeof buf, "\\");
-    else if (ch == 'x')
+    if (ch == 'x')
         snprintf(buf, sizeof buf, "\\x");
     else {
         buf[0] = '\\';
@@ -139,7 +145,8 @@ static void lex_string(Lexer *lx)
     for (;;) {
         if (p >= lx->end || *p == '\n') {
             tl_error(lx->c, pos_at(lx, start), TL_D_UNTERMINATED_STRING);
-            add(lx, TK_ERROR, start, p);
+            add(lx, TK_ERROR, start, p)->cut = true;
+            lx->f->truncated = true;
             lx->p = p;
             return;
         }
@@ -165,11 +172,11 @@ static void lex_char(Lexer *lx)
 {
     const char *start = lx->p, *p = start + 1;
     int count = 0, value = 0;
-    bool bad = false;
+    bool bad = false, cut = false;
     for (;;) {
         if (p >= lx->end || *p == '\n') {
             tl_error(lx->c, pos_at(lx, start), TL_D_UNTERMINATED_CHAR);
-            bad = true;
+            bad = cut = true;
             break;
         }
         if (*p == '\'') {
@@ -188,6 +195,8 @@ static void lex_char(Lexer *lx)
         tl_error(lx->c, pos_at(lx, start), TL_D_CHAR_TOO_LONG);
     TlToken *t = add(lx, bad ? TK_ERROR : TK_CHAR, start, p);
     t->v.u = (uint64_t)value;
+    t->cut = cut;
+    lx->f->truncated |= cut;
     lx->p = p;
 }
 
@@ -223,6 +232,11 @@ static void lex_number(Lexer *lx)
             p++;
             while (p < end && (isdigit((unsigned char)*p) || *p == '_'))
                 p++;
+        } else if (p < end && *p == '.' && (p + 1 == end || (p[1] != '.' && !ident_start((unsigned char)p[1])))) {
+            /* `1.` is a float missing its fraction (a member access would
+             * need a name after the dot) */
+            p++;
+            bad = true;
         }
         if (p < end && (*p == 'e' || *p == 'E')) {
             is_float = true;
@@ -319,6 +333,7 @@ void tl_lex(TlCompiler *c, TlFile *f)
     Lexer lx = {.c = c, .f = f, .s = f->text, .end = f->text + f->len, .p = f->text, .line = 1};
     lx.line_start = f->text;
     *TL_PUSH(c, f->lines, lx.nlines, lx.caplines) = 0;
+    f->nlines = lx.nlines;
     while (lx.p < lx.end) {
         const char *p = lx.p;
         unsigned char ch = (unsigned char)*p;
@@ -349,8 +364,10 @@ void tl_lex(TlCompiler *c, TlFile *f)
                 if (*lx.p++ == '\n')
                     newline(&lx, lx.p);
             }
-            if (!closed)
+            if (!closed) {
                 tl_error(c, at, TL_D_UNTERMINATED_COMMENT);
+                f->truncated = true;
+            }
             continue;
         }
         if (ident_start(ch)) {

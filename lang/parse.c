@@ -7,7 +7,10 @@
  * that starts a declaration.  While resynchronizing (`panic`) further
  * errors are suppressed, so one mistake gives one message.
  * Invariants: every function returns a node (an E_ERROR / S_ERROR node
- * after an error), never NULL where a node is expected; recursion is
+ * after an error), never NULL where a node is expected (parse_method and
+ * parse_decl return NULL for "nothing to declare", and are not stored);
+ * a member access without a name is an E_ERROR, not a member "?"; an
+ * unterminated literal ends its statement with its line; recursion is
  * bounded by TL_MAX_DEPTH and operator chains by TL_MAX_CHAIN, so no
  * input can exhaust the C stack here or in the passes that walk the tree.
  */
@@ -24,6 +27,7 @@ typedef struct Parser {
     int depth;
     bool too_deep;
     bool neg_literal;   /* the next literal is the operand of a unary minus */
+    uint32_t cut_line;  /* the error was at an unterminated literal on this line */
 } Parser;
 
 static TlToken *cur(Parser *p) { return &p->t[p->i]; }
@@ -60,8 +64,13 @@ static const char *found(Parser *p)
 
 static void error_here(Parser *p, TlDiag d, const char *what)
 {
-    /* an invalid token was reported by the lexer: no second message */
-    if (!p->panic && cur(p)->kind != TK_ERROR) {
+    /* an invalid token was reported by the lexer: no second message; nor
+     * for the end of a file whose end an unterminated literal or comment
+     * swallowed (the `}` or `;` missing here is likely inside it) */
+    TlToken *t = cur(p);
+    if (t->kind == TK_ERROR && t->cut)
+        p->cut_line = t->pos.line;
+    if (!p->panic && t->kind != TK_ERROR && !(t->kind == TK_EOF && p->f->truncated)) {
         if (d == TL_D_EXPECTED)
             tl_error(p->c, here(p), d, what, found(p));
         else
@@ -432,8 +441,11 @@ static TlExpr *parse_primary(Parser *p)
             return e;
         }
         e = new_expr(p, E_SUPER_MEMBER, pos);
-        if (expect(p, TK_DOT))
-            e->str = expect_ident(p, NULL);
+        if (!expect(p, TK_DOT) || kind(p) != TK_IDENT) {
+            error_here(p, TL_D_EXPECTED, "a name");
+            return error_expr(p);
+        }
+        e->str = expect_ident(p, NULL);
         return e;
     default:
         error_here(p, TL_D_EXPECTED_EXPR, NULL);
@@ -468,8 +480,13 @@ static TlExpr *parse_postfix(Parser *p)
             if (kind(p) == TK_INIT) {   /* reported by the checker: init cannot be called */
                 m->str = p->c->n_init;
                 advance(p);
-            } else {
+            } else if (kind(p) == TK_IDENT) {
                 m->str = expect_ident(p, NULL);
+            } else {
+                /* no member name: an error node, so the checker adds no
+                 * "has no member" of its own */
+                error_here(p, TL_D_EXPECTED, "a name");
+                return error_expr(p);
             }
             m->chain = chain_of(e, NULL);
             e = check_chain(p, m);
@@ -579,8 +596,14 @@ static TlStmt *parse_stmt(Parser *p);
 static void sync_stmt(Parser *p)
 {
     int depth = 0;
+    /* an unterminated literal took the rest of its line, `;` included: the
+     * statement is taken to end with that line */
+    uint32_t cut = p->cut_line;
+    p->cut_line = 0;
     while (kind(p) != TK_EOF) {
         TlTok k = kind(p);
+        if (cut && depth == 0 && cur(p)->pos.line > cut)
+            break;
         if (k == TK_LBRACE)
             depth++;
         else if (k == TK_RBRACE) {
@@ -778,30 +801,47 @@ static void parse_tparams(Parser *p, TlDecl *d)
 static TlFunc *parse_method(Parser *p, TlDecl *cls)
 {
     TlFunc *fn = new_func(p);
-    TlPos start = here(p);
-    bool static_abstract = false;
-    if (accept(p, TK_STATIC))
-        fn->is_static = true;
+    bool static_abstract = false, iface_static = false;
+    if (accept(p, TK_STATIC)) {
+        /* in an interface: reported with the name below, then checked as
+         * an ordinary interface method */
+        iface_static = cls->is_iface;
+        fn->is_static = !cls->is_iface;
+    }
     if (kind(p) == TK_ABSTRACT) {
         static_abstract = fn->is_static;
         advance(p);
         fn->is_abstract = !fn->is_static;
     }
-    (void)start;
-    if (kind(p) == TK_INIT && !fn->is_static && !fn->is_abstract) {
+    bool drop = false;
+    if (kind(p) == TK_INIT && !fn->is_static && !iface_static && !fn->is_abstract) {
         fn->is_init = true;
         fn->pos = here(p);
         fn->name = p->c->n_init;
+        if (cls->is_iface && !p->panic) {
+            /* parsed, then dropped: an interface is never constructed */
+            tl_error(p->c, fn->pos, TL_D_IFACE_INIT);
+            drop = true;
+        }
         advance(p);
     } else {
         if (!expect(p, TK_FN))
-            return fn;
+            return NULL;   /* no method at all: nothing to declare */
         fn->name = expect_ident(p, &fn->pos);
+        if (iface_static && !p->panic)
+            tl_error(p->c, fn->pos, TL_D_IFACE_STATIC, fn->name);
         if (static_abstract && !p->panic)
             tl_error(p->c, fn->pos, TL_D_STATIC_ABSTRACT, fn->name);
     }
     parse_params(p, fn);
     bool body_allowed = !cls->is_iface && !fn->is_abstract && !static_abstract;
+    if (drop) {
+        if (kind(p) == TK_LBRACE)
+            parse_block(p);
+        else
+            expect(p, TK_SEMI);
+        return NULL;
+    }
     if (kind(p) == TK_LBRACE) {
         if (!body_allowed && !p->panic)
             tl_error(p->c, fn->pos, cls->is_iface ? TL_D_IFACE_BODY : TL_D_ABSTRACT_BODY, fn->name);
@@ -852,7 +892,9 @@ static TlDecl *parse_class(Parser *p, bool abstract_)
         uint32_t at = p->i;
         TlTok k = kind(p);
         if (k == TK_FN || k == TK_STATIC || k == TK_ABSTRACT || k == TK_INIT) {
-            *TL_PUSH(p->c, d->methods, d->nmethods, capm) = parse_method(p, d);
+            TlFunc *fn = parse_method(p, d);
+            if (fn)
+                *TL_PUSH(p->c, d->methods, d->nmethods, capm) = fn;
         } else if (k == TK_IDENT && !iface) {
             TlFieldDecl *f = TL_PUSH(p->c, d->fields, d->nfields, capf);
             memset(f, 0, sizeof *f);

@@ -26,6 +26,7 @@ static uint64_t type_hash(const TlType *t)
     h = mix(h, (uintptr_t)t->elem);
     h = mix(h, (uintptr_t)t->ret);
     h = mix(h, t->index);
+    h = mix(h, (uintptr_t)t->rt);
     for (uint32_t i = 0; i < t->nargs; i++)
         h = mix(h, (uintptr_t)t->args[i]);
     return h;
@@ -34,7 +35,7 @@ static uint64_t type_hash(const TlType *t)
 static bool type_same(const TlType *a, const TlType *b)
 {
     if (a->kind != b->kind || a->cls != b->cls || a->elem != b->elem || a->ret != b->ret
-        || a->index != b->index || a->nargs != b->nargs)
+        || a->index != b->index || a->nargs != b->nargs || a->rt != b->rt)
         return false;
     for (uint32_t i = 0; i < a->nargs; i++)
         if (a->args[i] != b->args[i])
@@ -142,6 +143,96 @@ bool tl_type_has_param(const TlType *t)
     }
 }
 
+/* s as a value the VM holds as type r (an erased type): s itself when
+ * that is s's own erasure, else an erased array. */
+static TlType *held_as(TlCompiler *c, TlType *s, TlType *r)
+{
+    if (s->kind != TY_ARRAY || tl_erase(c, s) == r)
+        return s;
+    TlType proto = {.kind = TY_ARRAY, .elem = s->elem, .rt = r};
+    return intern(c, &proto);
+}
+
+/* Walks s and d in parallel: a type parameter in d holds a real s (read
+ * through a checked cast); an array in d is d's erasure at run time, with
+ * elements as the same walk says; class arguments and function parameters
+ * and results are walked the same way, so `Box<T[]>` seen as
+ * `Box<string[]>` has an erased array argument. */
+static TlType *rt_walk(TlCompiler *c, TlType *s, TlType *d, int depth)
+{
+    if (depth > 100 || s->kind == TY_ERROR || d->kind == TY_PARAM)
+        return s;
+    switch (d->kind) {
+    case TY_ARRAY:
+        if (s->kind != TY_ARRAY)
+            return s;
+        return held_as(c, tl_type_array(c, rt_walk(c, s->elem, d->elem, depth + 1)), tl_erase(c, d));
+    case TY_CLASS:
+    case TY_FUNC: {
+        if (s->kind != d->kind || s->nargs != d->nargs || (d->kind == TY_CLASS && (s->cls != d->cls || !s->nargs)))
+            return s;
+        TlType *small[8];
+        TlType **a = s->nargs <= 8 ? small : tl_alloc(c, s->nargs * sizeof *a);
+        bool changed = false;
+        for (uint32_t i = 0; i < s->nargs; i++) {
+            a[i] = rt_walk(c, s->args[i], d->args[i], depth + 1);
+            changed |= a[i] != s->args[i];
+        }
+        if (s->kind == TY_CLASS)
+            return changed ? tl_type_class(c, s->cls, a, s->nargs) : s;
+        TlType *r = rt_walk(c, s->ret, d->ret, depth + 1);
+        return changed || r != s->ret ? tl_type_func(c, a, s->nargs, r) : s;
+    }
+    default:
+        return s;
+    }
+}
+
+TlType *tl_type_rt(TlCompiler *c, TlType *s, TlType *d)
+{
+    return rt_walk(c, s, d, 0);
+}
+
+bool tl_type_has_rt(const TlType *t)
+{
+    switch (t->kind) {
+    case TY_ARRAY:
+        return t->rt || tl_type_has_rt(t->elem);
+    case TY_FUNC:
+        if (tl_type_has_rt(t->ret))
+            return true;
+        /* fall through */
+    case TY_CLASS:
+        for (uint32_t i = 0; i < t->nargs; i++)
+            if (tl_type_has_rt(t->args[i]))
+                return true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+TlType *tl_type_strip(TlCompiler *c, TlType *t)
+{
+    if (!tl_type_has_rt(t))
+        return t;
+    switch (t->kind) {
+    case TY_ARRAY:
+        return tl_type_array(c, tl_type_strip(c, t->elem));
+    case TY_CLASS:
+    case TY_FUNC: {
+        TlType **a = tl_alloc(c, (t->nargs ? t->nargs : 1) * sizeof *a);
+        for (uint32_t i = 0; i < t->nargs; i++)
+            a[i] = tl_type_strip(c, t->args[i]);
+        if (t->kind == TY_CLASS)
+            return tl_type_class(c, t->cls, a, t->nargs);
+        return tl_type_func(c, a, t->nargs, tl_type_strip(c, t->ret));
+    }
+    default:
+        return t;
+    }
+}
+
 /* Replaces the type parameters of cls in t by args. */
 TlType *tl_subst(TlCompiler *c, TlType *t, TlClass *cls, TlType **args)
 {
@@ -152,7 +243,10 @@ TlType *tl_subst(TlCompiler *c, TlType *t, TlClass *cls, TlType **args)
         return t->cls == cls && t->index < cls->ntparams ? args[t->index] : t;
     case TY_ARRAY: {
         TlType *e = tl_subst(c, t->elem, cls, args);
-        return e == t->elem ? t : tl_type_array(c, e);
+        if (e == t->elem)
+            return t;
+        /* an erased array keeps what it is at run time */
+        return t->rt ? held_as(c, tl_type_array(c, e), t->rt) : tl_type_array(c, e);
     }
     case TY_FUNC:
     case TY_CLASS: {
@@ -234,7 +328,8 @@ static void put(char **buf, size_t *n, size_t *cap, TlCompiler *c, const char *s
     if (*n + k + 1 > *cap) {
         size_t nc = (*cap + k + 1) * 2;
         char *b = tl_alloc(c, nc);
-        memcpy(b, *buf, *n);
+        if (*n)
+            memcpy(b, *buf, *n);
         *buf = b;
         *cap = nc;
     }
@@ -317,6 +412,8 @@ TlType *tl_erase(TlCompiler *c, TlType *t)
     case TY_CLASS:
         return t->nargs ? tl_type_class(c, t->cls, NULL, 0) : t;
     case TY_ARRAY: {
+        if (t->rt)
+            return t->rt;
         TlType *e = tl_erase(c, t->elem);
         return e == t->elem ? t : tl_type_array(c, e);
     }

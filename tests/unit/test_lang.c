@@ -196,6 +196,29 @@ TEST(lang_lex_strings)
     CHECK_INT(errors, 1);
     lex("/* open", t, 4, &errors);
     CHECK_INT(errors, 1);
+    /* a backslash ending the line is part of the unterminated literal: one error */
+    lex("\"abc\\\n", t, 4, &errors);
+    CHECK_INT(errors, 1);
+    CHECK(t[0].kind == TK_ERROR && t[0].cut);
+    /* `1.` is a float missing its fraction; `1..2` and `1.x` are not */
+    lex("1. ", t, 4, &errors);
+    CHECK_INT(errors, 1);
+    CHECK(t[0].kind == TK_ERROR);
+    TlToken u[8];
+    lex("1..2 1.x", u, 8, &errors);
+    CHECK_INT(errors, 0);
+    CHECK(u[0].kind == TK_INT && u[1].kind == TK_DOTDOT && u[3].kind == TK_INT && u[4].kind == TK_DOT);
+}
+
+TEST(lang_lex_error_shows_line)
+{
+    /* lexical errors show the source line and caret like all others */
+    char d[4096];
+    int n = 0;
+    VmModule *m = compile("fn main() {\n  let x = 1 @ 2;\n}\n", d, sizeof d, &n);
+    CHECK(m == NULL);
+    CHECK_INT(n, 1);
+    CHECK_STR(d, "t.tl:2:13: error: unexpected character '@'\n      let x = 1 @ 2;\n                ^\n");
 }
 
 /* ---- parser and operators ------------------------------------------------ */
@@ -269,6 +292,42 @@ TEST(lang_errors_no_cascade)
     CHECK(m == NULL);
     CHECK_INT(n, 1);
     CHECK_CONTAINS(d, "    ^");
+}
+
+TEST(lang_errors_one_each)
+{
+    /* one message per mistake: no cascade after an unterminated string
+     * (which took the `;` and `}`), a float without digits or a member
+     * access without a name */
+    static const char *const srcs[] = {
+        "fn main() {\n  let s = \"abc; }\n",
+        "fn main() {\n  let s = \"abc\\\n}\n",
+        "fn main() {\n  let x = 1.;\n}\n",
+        "fn main() {\n  let x = 3;\n  x.;\n}\n",
+        "fn main() {\n  println(\"a);\n  let x = 1;\n  println(x);\n}\n",
+    };
+    for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+        char d[4096];
+        int n = 0;
+        VmModule *m = compile(srcs[i], d, sizeof d, &n);
+        CHECK(m == NULL);
+        if (n != 1)
+            test_fail(__FILE__, __LINE__, "source %zu: %d errors: %s", i, n, d);
+    }
+}
+
+TEST(lang_erased_arrays)
+{
+    CHECK_ERROR("import \"collections\";\n"
+                "fn f(a: string[]) {}\n"
+                "fn main() {\n  let v = Vector<string>();\n  f(v.toArray());\n}\n",
+                "t.tl:5:7: error: an array of a type parameter is 'Object[]' at run time and cannot be "
+                "used as 'string[]'");
+    CHECK_RUN("import \"collections\";\n"
+              "fn main() {\n  let v = Vector<string>();\n  v.append(\"a\");\n"
+              "  let a = v.toArray();\n  a[0] = a[0] + \"b\";\n"
+              "  println(str(a.length) + a[0] + v.toArray()[0]);\n}\n",
+              "1aba\n");
 }
 
 TEST(lang_nesting_capped)
