@@ -289,7 +289,10 @@ static void lex_number(Lexer *lx)
         else
             v = v * base + d;
     }
-    if (over || v > (uint64_t)INT64_MAX + 1) {
+    /* hex literals are bit patterns: all 64 bits, read as two's complement
+     * (0xffffffffffffffff is -1), as hash and mask constants need; decimal
+     * ones are values and must fit (2^63 only after a minus sign) */
+    if (over || (!hex && v > (uint64_t)INT64_MAX + 1)) {
         char txt[64];
         size_t len = (size_t)(p - start);
         snprintf(txt, sizeof txt, "%.*s%s", (int)(len > 40 ? 40 : len), start, len > 40 ? "..." : "");
@@ -297,7 +300,7 @@ static void lex_number(Lexer *lx)
         v = 0;
     }
     t->v.u = v;
-    t->overflow = v > (uint64_t)INT64_MAX;
+    t->overflow = !hex && v > (uint64_t)INT64_MAX;
 }
 
 /* Punctuation, longest match first. */

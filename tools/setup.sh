@@ -2,7 +2,7 @@
 # Installs the Debian packages tally needs to build and test, only those
 # that are missing.  Needs root (or sudo) only when something is missing.
 set -e
-PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4"
+PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
