@@ -4,7 +4,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -MP
-CPPFLAGS += -Ivm -Ilang -D_GNU_SOURCE
+CPPFLAGS += -Ivm -Ilang -Iir -D_GNU_SOURCE
 LDLIBS  = -lgc -lffi -ldl -lm -lpthread
 
 VM_SRC   := $(filter-out vm/main.c,$(wildcard vm/*.c))
@@ -12,19 +12,22 @@ VM_OBJ   := $(VM_SRC:%.c=build/%.o)
 # the language front end (lang/): linked into every binary that has the VM
 LANG_SRC := $(wildcard lang/*.c)
 LANG_OBJ := $(LANG_SRC:%.c=build/%.o)
+# the JIT's IR (ir/): linked everywhere the VM is; reached through the VM's hooks
+IR_SRC   := $(wildcard ir/*.c)
+IR_OBJ   := $(IR_SRC:%.c=build/%.o)
 SW_OBJ   := $(filter-out build/vm/interp.o,$(VM_OBJ)) build/switch/interp.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
 
-.PHONY: all setup test demo bench-interp bench-compile clean
+.PHONY: all setup test demo bench-interp bench-compile bench-jit clean
 all: bin/tally bin/tally-switch
 
-bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ)
+bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same VM with switch dispatch instead of computed goto.
-bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ)
+bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -36,14 +39,14 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ)
+build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ)
+build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The source fuzz test: mutated .tl files through compiler, verifier, VM.
-build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ)
+build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 setup:
@@ -65,6 +68,13 @@ bench-interp: setup
 bench-compile: setup
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/compile/run.sh
+
+# CLBG kernels against C twins; every JIT mode once `tally --help` lists --jit.
+bench-jit: setup
+	@$(MAKE) --no-print-directory bin/tally
+	@if bin/tally --help 2>&1 | grep -q -- --jit; then \
+		TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/run.sh; \
+	else TALLY_CONFIGS="" bash bench/kernels/run.sh; fi
 
 clean:
 	rm -rf build bin

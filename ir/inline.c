@@ -1,0 +1,496 @@
+/* ir/inline.c — the inliner.
+ *
+ * Input: an IrFunc after ir_cfg (block counts set), and the request's
+ * IrOptions.  Output: call insns replaced by the callee's IR, spliced in
+ * (see ir.h "Guarded inlining"), one IrDecision per call considered.
+ * Breaks: succs/preds, RPO, dominators, loops, frequencies (rerun ir_cfg,
+ * ir_loops, ir_frequencies).
+ *
+ * Policy, in order of the checks (the first that fails gives the reason):
+ * - CALLN (natives) and CALLF (closures) are never inlined;
+ * - the call's inline depth + 1 must not exceed max_depth;
+ * - CALL: the callee is the named method (static or non-virtual);
+ *   CALLV/CALLI: the site's receiver profile must be monomorphic — one
+ *   class with ≥ mono_percent % of the receivers seen and no `other`
+ *   receivers — and the callee is what that class dispatches to; a
+ *   GUARD_CLASS keeps the real call as the fallback;
+ * - the callee must have code (not abstract) and not be a lambda;
+ * - callee size (bytecode instructions) ≤ max_callee_size;
+ * - growth: the function's IR insns after the splice must stay within
+ *   max_growth % of its insns before inlining (400 = 4×), and within
+ *   IR_MAX_INSNS whatever the options say.
+ * Recursive calls are treated like any other: max_depth bounds them.
+ * Hottest call sites (by block count) are decided first, so the growth
+ * budget goes where the time goes; calls inside inlined bodies become
+ * candidates too (at depth + 1).  Callee block counts are scaled by
+ * (count of the call reaching the inlined body) / (callee's calls).
+ * Each callee's IR is built once per request and copied at every site.
+ */
+#include "ir.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void decide(IrFunc *f, const IrInsn *call, VmMethod *callee, bool yes, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void decide(IrFunc *f, const IrInsn *call, VmMethod *callee, bool yes, const char *fmt, ...)
+{
+    if (f->ndecisions == f->capdecisions) {
+        uint32_t nc = f->capdecisions ? f->capdecisions * 2 : 8;
+        IrDecision *d = ir_alloc(f, nc * sizeof *d);
+        if (f->decisions)
+            memcpy(d, f->decisions, f->ndecisions * sizeof *d);
+        f->decisions = d;
+        f->capdecisions = nc;
+    }
+    IrDecision *d = &f->decisions[f->ndecisions++];
+    d->caller = call->origin;
+    d->callee = callee;
+    d->name = callee ? callee->name
+            : call->op == IR_CALLN && call->aux ? ((VmNative *)call->aux)->name
+            : call->op == IR_CALLF ? "closure" : "?";
+    d->pc = call->pc;
+    d->depth = call->depth;
+    d->op = (uint8_t)call->op;
+    d->yes = yes;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->reason, sizeof d->reason, fmt, ap);
+    va_end(ap);
+}
+
+static bool is_call(uint16_t op)
+{
+    return op < IR_OP_COUNT && (ir_op_info[op].flags & IR_OPF_CALL);
+}
+
+static bool recursive(const IrFunc *f, const IrInsn *call, const VmMethod *callee)
+{
+    if (callee == f->method)
+        return true;
+    for (const IrInline *s = call->site; s; s = s->parent)
+        if (s->callee == callee)
+            return true;
+    return false;
+}
+
+/* The receiver class holding ≥ mono_percent % of a site's receivers, with
+ * no `other`; NULL and a reason otherwise.  *share gets that class's count. */
+static VmClass *monomorphic(const VmCallSite *s, const IrOptions *o, uint64_t *share, char *why,
+                            size_t nwhy)
+{
+    uint64_t total = s->other, best = 0;
+    int ways = 0, bi = -1;
+    for (int i = 0; i < VM_SITE_WAYS; i++) {
+        VmClass *c = s->seen[i].cls;
+        uint64_t n = s->seen[i].count;
+        if (!c)
+            continue;
+        ways++;
+        total += n;
+        if (bi < 0 || n > best)
+            best = n, bi = i;
+    }
+    if (!total || bi < 0) {
+        snprintf(why, nwhy, "no receiver profile");
+        return NULL;
+    }
+    if (s->other) {
+        snprintf(why, nwhy, "megamorphic (%d classes + %" PRIu64 " other receivers)", ways, s->other);
+        return NULL;
+    }
+    /* best/total ≥ p/100; doubles, so huge counts cannot overflow */
+    if ((double)best * 100.0 < (double)o->mono_percent * (double)total) {
+        snprintf(why, nwhy, "polymorphic (%d classes, top %.1f%%)", ways, 100.0 * (double)best / (double)total);
+        return NULL;
+    }
+    *share = best;
+    return s->seen[bi].cls;
+}
+
+/* What `cls` runs for the site's named method. */
+static VmMethod *dispatch(const VmCallSite *s, VmClass *cls, uint16_t op)
+{
+    VmMethod *t = s->target;
+    if (!t || !cls || t->slot < 0)
+        return NULL;
+    if (op == IR_CALLV)
+        return cls->vt && (uint32_t)t->slot < cls->nvtable ? cls->vt[t->slot] : NULL;
+    for (int i = 0; i < VM_SITE_WAYS; i++)
+        if (s->seen[i].cls == cls && s->seen[i].m)
+            return s->seen[i].m;
+    return t->ownerc ? vm_itable_lookup(cls, t->ownerc, t->slot) : NULL;
+}
+
+static uint64_t scale(uint64_t count, uint64_t num, uint64_t den)
+{
+    if (!den)
+        return 0;
+    return (uint64_t)((double)count * (double)num / (double)den + 0.5);
+}
+
+/* IR insns a splice adds (callee insns, argument moves and zeroing, the
+ * return moves and jumps, the guard and its fallback) minus the call. */
+static uint32_t splice_size(const IrFunc *cf, bool guarded)
+{
+    uint32_t n = ir_count_insns(cf) + cf->nlocals + 1;   /* moves/zeros + JMP in */
+    for (uint32_t i = 0; i < cf->nblocks; i++) {
+        const IrInsn *t = ir_terminator(cf->blocks[i]);
+        n += t && t->op == IR_RET;                        /* MOV dst, x */
+    }
+    n -= 1;                                               /* the call itself */
+    if (guarded)
+        n += 3;                                           /* GUARD_CLASS, fallback call + JMP */
+    return n;
+}
+
+/* ---- the worklist: undecided calls, hottest first ------------------------
+ * A binary max-heap on (block count, then lowest serial), so ties go in
+ * the order calls were found (block order, then splice order).  Each
+ * undecided call insn carries its serial in IrInsn.mark (0 = decided or
+ * not a call); an entry is stale when its (block, index) no longer holds
+ * the insn with its serial — a splice moved it to the continuation block
+ * and pushed a fresh entry there.  Every step is O(log n), so the growth
+ * budget, not a rescan, bounds the work. */
+typedef struct Cand {
+    uint64_t count;
+    uint32_t serial, idx;
+    IrBlock *b;
+} Cand;
+
+typedef struct Work {
+    IrFunc *f;
+    Cand *heap;
+    uint32_t n, cap, serial;
+    IrFunc **built;            /* callee IR built so far, reused per site */
+    uint32_t nbuilt, capbuilt;
+} Work;
+
+static bool before_in(const Cand *a, const Cand *b)
+{
+    return a->count != b->count ? a->count > b->count : a->serial < b->serial;
+}
+
+static void push_entry(Work *w, IrBlock *b, uint32_t idx, uint32_t serial)
+{
+    if (w->n == w->cap) {
+        uint32_t nc = w->cap ? w->cap * 2 : 64;
+        Cand *h = ir_alloc(w->f, nc * sizeof *h);
+        if (w->heap)
+            memcpy(h, w->heap, w->n * sizeof *h);
+        w->heap = h;
+        w->cap = nc;
+    }
+    uint32_t i = w->n++;
+    w->heap[i] = (Cand){.count = b->count, .serial = serial, .idx = idx, .b = b};
+    while (i && before_in(&w->heap[i], &w->heap[(i - 1) / 2])) {
+        Cand t = w->heap[i];
+        w->heap[i] = w->heap[(i - 1) / 2];
+        w->heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+/* A new candidate: b->insns[idx] is an undecided call. */
+static void push_call(Work *w, IrBlock *b, uint32_t idx)
+{
+    b->insns[idx].mark = ++w->serial;
+    push_entry(w, b, idx, w->serial);
+}
+
+static bool pop(Work *w, IrBlock **bp, uint32_t *ip)
+{
+    while (w->n) {
+        Cand top = w->heap[0];
+        w->heap[0] = w->heap[--w->n];
+        for (uint32_t i = 0;;) {
+            uint32_t l = 2 * i + 1, r = l + 1, m = i;
+            if (l < w->n && before_in(&w->heap[l], &w->heap[m]))
+                m = l;
+            if (r < w->n && before_in(&w->heap[r], &w->heap[m]))
+                m = r;
+            if (m == i)
+                break;
+            Cand t = w->heap[i];
+            w->heap[i] = w->heap[m];
+            w->heap[m] = t;
+            i = m;
+        }
+        if (top.idx < top.b->ninsns && top.b->insns[top.idx].mark == top.serial &&
+            is_call(top.b->insns[top.idx].op)) {
+            *bp = top.b;
+            *ip = top.idx;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Replaces b->insns[idx] (a call) by cf's body; guard: the receiver class
+ * for a guarded inline (NULL: direct), inl_count: executions that reach
+ * the inlined body. */
+static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, VmClass *guard, uint64_t inl_count)
+{
+    IrFunc *f = w->f;
+    IrInsn call = b->insns[idx];
+    VmMethod *callee = cf->method;
+    uint32_t depth = call.depth + 1u;
+
+    /* the continuation takes the rest of the block */
+    IrBlock *cont = ir_block_new(f, b->origin, UINT32_MAX);
+    cont->depth = b->depth;
+    cont->count = b->count;
+    cont->edge_count[0] = b->edge_count[0];
+    cont->edge_count[1] = b->edge_count[1];
+    for (uint32_t k = idx + 1; k < b->ninsns; k++) {
+        IrInsn src = b->insns[k];
+        IrInsn *x = ir_append(f, cont, (IrOp)src.op);
+        *x = src;
+        if (x->mark)   /* an undecided call moves: its entry moves too */
+            push_entry(w, cont, cont->ninsns - 1, x->mark);
+    }
+    b->ninsns = idx;
+
+    IrInline *site = ir_alloc(f, sizeof *site);
+    *site = (IrInline){.callee = callee, .caller = call.origin, .call_pc = call.pc,
+                       .parent = call.site, .depth = depth, .first_local = f->nlocals, .guard = guard};
+    if (f->ninlines == f->capinlines) {
+        uint32_t nc = f->capinlines ? f->capinlines * 2 : 8;
+        IrInline **a = ir_alloc(f, nc * sizeof *a);
+        if (f->inlines)
+            memcpy(a, f->inlines, f->ninlines * sizeof *a);
+        f->inlines = a;
+        f->capinlines = nc;
+    }
+    f->inlines[f->ninlines++] = site;
+    int32_t base = (int32_t)f->nlocals;
+    for (uint32_t r = 0; r < cf->nlocals; r++)
+        ir_local_new(f, cf->locals[r].type, callee, r);
+
+    /* synthetic insns at the call carry the call's origin, pc and chain */
+#define AT_CALL(x) ((x)->origin = call.origin, (x)->pc = call.pc, (x)->site = call.site, \
+                    (x)->depth = call.depth)
+    IrBlock *in = b;
+    if (guard) {
+        IrBlock *slow = ir_block_new(f, b->origin, UINT32_MAX);
+        in = ir_block_new(f, b->origin, UINT32_MAX);
+        slow->depth = in->depth = b->depth;
+        in->count = inl_count;
+        slow->count = b->count > inl_count ? b->count - inl_count : 0;
+        IrInsn *g = ir_append(f, b, IR_GUARD_CLASS);
+        AT_CALL(g);
+        g->src[0] = call.src[0];
+        g->aux = guard;
+        g->target[0] = in;
+        g->target[1] = slow;
+        b->edge_count[0] = in->count;
+        b->edge_count[1] = slow->count;
+        IrInsn *c = ir_append(f, slow, (IrOp)call.op);
+        *c = call;
+        c->mark = 0;                   /* the fallback is decided */
+        IrInsn *j = ir_append(f, slow, IR_JMP);
+        AT_CALL(j);
+        j->target[0] = cont;
+        slow->edge_count[0] = slow->count;
+    }
+    for (uint32_t r = 0; r < cf->nlocals; r++) {
+        IrInsn *x = ir_append(f, in, r < cf->nparams ? IR_MOV : IR_ZERO);
+        AT_CALL(x);
+        x->dst = base + (int32_t)r;
+        if (r < cf->nparams)
+            x->src[0] = call.src[0] + (int32_t)r;
+    }
+
+    /* the callee's blocks, locals shifted, counts scaled */
+    IrBlock **map = ir_alloc(f, cf->nblocks * sizeof *map);
+    uint64_t calls = callee->prof.calls;
+    for (uint32_t i = 0; i < cf->nblocks; i++) {
+        IrBlock *cb = cf->blocks[i];
+        IrBlock *nb = ir_block_new(f, callee, cb->pc);
+        nb->depth = depth;
+        nb->count = scale(cb->count, inl_count, calls);
+        nb->edge_count[0] = scale(cb->edge_count[0], inl_count, calls);
+        nb->edge_count[1] = scale(cb->edge_count[1], inl_count, calls);
+        map[i] = nb;
+    }
+    IrInsn *j = ir_append(f, in, IR_JMP);
+    AT_CALL(j);
+    j->target[0] = map[0];
+    in->edge_count[0] = in->count;
+    if (!guard)
+        in->edge_count[1] = 0;
+    for (uint32_t i = 0; i < cf->nblocks; i++) {
+        IrBlock *cb = cf->blocks[i], *nb = map[i];
+        for (uint32_t k = 0; k < cb->ninsns; k++) {
+            IrInsn src = cb->insns[k];
+            if (src.op == IR_RET || src.op == IR_RETV) {
+                if (src.op == IR_RET && call.dst != IR_NONE) {
+                    IrInsn *mv = ir_append(f, nb, IR_MOV);
+                    *mv = src;
+                    mv->op = IR_MOV;
+                    mv->dst = call.dst;
+                    mv->src[0] = base + src.src[0];
+                    mv->site = site;
+                    mv->depth = (uint8_t)depth;
+                }
+                IrInsn *x = ir_append(f, nb, IR_JMP);
+                *x = src;
+                x->op = IR_JMP;
+                x->src[0] = IR_NONE;
+                x->target[0] = cont;
+                x->target[1] = NULL;
+                x->site = site;
+                x->depth = (uint8_t)depth;
+                nb->edge_count[0] = nb->count;
+                continue;
+            }
+            IrInsn *x = ir_append(f, nb, (IrOp)src.op);
+            *x = src;
+            if (x->dst != IR_NONE)
+                x->dst += base;
+            for (int s = 0; s < 3; s++)
+                if (x->src[s] != IR_NONE)
+                    x->src[s] += base;
+            for (int t = 0; t < 2; t++)
+                if (x->target[t])
+                    x->target[t] = map[x->target[t]->id];
+            x->site = site;
+            x->depth = (uint8_t)depth;
+            x->mark = 0;
+            if (is_call(x->op))       /* calls of the callee: candidates */
+                push_call(w, nb, nb->ninsns - 1);
+        }
+    }
+#undef AT_CALL
+}
+
+/* The callee's IR (build + cfg), built once per ir_inline and spliced as
+ * often as needed; it lives in f's arena.  NULL + err if it cannot be built. */
+static IrFunc *callee_ir(Work *w, VmMethod *callee, VmError *err)
+{
+    for (uint32_t i = 0; i < w->nbuilt; i++)
+        if (w->built[i]->method == callee) {
+            if (!w->built[i]->nblocks)
+                vm_fail(err, "%s failed before", callee->name);
+            return w->built[i]->nblocks ? w->built[i] : NULL;
+        }
+    IrFunc *cf = ir_alloc(w->f, sizeof *cf);
+    cf->method = callee;
+    cf->module = callee->module;
+    cf->arena_of = w->f;
+    if (w->nbuilt == w->capbuilt) {
+        uint32_t nc = w->capbuilt ? w->capbuilt * 2 : 8;
+        IrFunc **a = ir_alloc(w->f, nc * sizeof *a);
+        if (w->built)
+            memcpy(a, w->built, w->nbuilt * sizeof *a);
+        w->built = a;
+        w->capbuilt = nc;
+    }
+    w->built[w->nbuilt++] = cf;
+    if (!ir_build(cf, err)) {
+        cf->nblocks = 0;   /* remembered as unbuildable */
+        return NULL;
+    }
+    ir_cfg(cf);
+    return cf;
+}
+
+void ir_inline(IrFunc *f, const IrOptions *o)
+{
+    Work w = {.f = f};
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
+            f->blocks[i]->insns[k].mark = 0;
+            if (is_call(f->blocks[i]->insns[k].op))
+                push_call(&w, f->blocks[i], k);
+        }
+    /* clamps keep the arithmetic and IrInsn.depth (8 bits) in range */
+    IrOptions opt = *o;
+    if (opt.max_depth > IR_MAX_INLINE_DEPTH)
+        opt.max_depth = IR_MAX_INLINE_DEPTH;
+    o = &opt;
+    uint64_t before = ir_count_insns(f), size = before;
+    int64_t growth = o->max_growth < 100 ? 100 : o->max_growth > 1000000 ? 1000000 : o->max_growth;
+    uint64_t limit = before * (uint64_t)growth / 100;
+    IrBlock *b;
+    uint32_t idx;
+    while (pop(&w, &b, &idx)) {
+        IrInsn *call = &b->insns[idx];
+        call->mark = 0;
+        VmMethod *callee = NULL;
+        VmClass *guard = NULL;
+        uint64_t inl_count = b->count;
+        char why[96];
+        switch (call->op) {
+        case IR_CALLN:
+            decide(f, call, NULL, false, "native %s", call->aux ? ((VmNative *)call->aux)->name : "?");
+            continue;
+        case IR_CALLF:
+            decide(f, call, NULL, false, "closure call");
+            continue;
+        case IR_CALL:
+            callee = call->aux;
+            break;
+        default: {   /* CALLV, CALLI */
+            VmCallSite *s = call->aux;
+            uint64_t share = 0, total = s->other;
+            for (int w = 0; w < VM_SITE_WAYS; w++)
+                total += s->seen[w].cls ? s->seen[w].count : 0;
+            if (call->depth + 1 > o->max_depth) {
+                decide(f, call, s->target, false, "depth limit (max_depth %" PRId64 ")", o->max_depth);
+                continue;
+            }
+            guard = monomorphic(s, o, &share, why, sizeof why);
+            if (!guard) {
+                decide(f, call, s->target, false, "%s", why);
+                continue;
+            }
+            callee = dispatch(s, guard, call->op);
+            inl_count = scale(b->count, share, total);
+            break;
+        }
+        }
+        if (call->depth + 1 > o->max_depth) {
+            decide(f, call, callee, false, "%sdepth limit (max_depth %" PRId64 ")",
+                   callee && recursive(f, call, callee) ? "recursive, " : "", o->max_depth);
+            continue;
+        }
+        if (!callee || (callee->flags & VM_M_ABSTRACT) || !callee->code || !callee->ncode) {
+            decide(f, call, callee, false, "abstract");
+            continue;
+        }
+        if (callee->flags & VM_M_LAMBDA) {
+            decide(f, call, callee, false, "lambda");
+            continue;
+        }
+        if ((int64_t)callee->ncode > o->max_callee_size) {
+            decide(f, call, callee, false, "too big (%u > max_callee_size %" PRId64 ")", callee->ncode,
+                   o->max_callee_size);
+            continue;
+        }
+        VmError err;
+        IrFunc *cf = callee_ir(&w, callee, &err);
+        if (!cf) {
+            decide(f, call, callee, false, "cannot build: %.60s", err.msg);
+            continue;
+        }
+        uint32_t add = splice_size(cf, guard != NULL);
+        if (size + add > limit || size + add > IR_MAX_INSNS) {
+            decide(f, call, callee, false, "growth limit (%" PRIu64 " > %" PRIu64 " insns, max_growth %" PRId64 "%%)",
+                   size + add, limit < IR_MAX_INSNS ? limit : (uint64_t)IR_MAX_INSNS, growth);
+            continue;
+        }
+        bool rec = recursive(f, call, callee);
+        if (guard)
+            decide(f, call, callee, true, "monomorphic %s%s", guard->name ? guard->name : "?",
+                   rec ? ", recursive" : "");
+        else
+            decide(f, call, callee, true, "%s%s", (callee->flags & VM_M_STATIC) ? "static" : "non-virtual",
+                   rec ? ", recursive" : "");
+        splice(&w, b, idx, cf, guard, inl_count);
+        size += add;
+    }
+}

@@ -1,0 +1,287 @@
+/* ir/ir.h — the JIT's intermediate representation (prefix ir_ / Ir).
+ *
+ * Pipeline (ir/pass.c runs it from one flat list; -X jit.dump=ir prints the
+ * function after every pass):
+ *
+ *   linked VmMethod ─build─▶ blocks + typed 3-address insns over locals,
+ *        (bytecode+profile)  block/edge counts from vm_block_counts
+ *                     ─cfg──▶ succs/preds, unreachable blocks removed,
+ *                             blocks in reverse postorder, dominators
+ *                     ─inline▶ callees spliced in (IrOptions tunables),
+ *                             decisions logged; breaks cfg facts
+ *                     ─cfg──▶ (again)
+ *                     ─loops▶ natural loops with nesting, frequencies
+ *
+ * The IR is owned by one IrFunc: everything hangs off its arena and
+ * ir_free releases it at once.  Nothing in it points into the VM except
+ * to linked, immutable data (methods, classes, types, call sites, globals,
+ * constants) — the same data VmInsn.k carries after vm_link.  Profiles are
+ * read once, at build/inline time; the interpreter may keep counting
+ * meanwhile (on another thread), so the numbers are a snapshot and may be
+ * slightly inconsistent, never out of bounds.
+ *
+ * Invariants after ir_compile (ir_check tests them):
+ * - blocks[0] is the entry and has no predecessors; every block is
+ *   reachable; blocks[] is in reverse postorder (block->id = RPO index).
+ * - every block ends in exactly one terminator (IR_OPF_TERM) and has no
+ *   other; succs[] are the terminator's targets in order (a BR whose two
+ *   targets coincide gives two edges), preds[] lists one entry per edge.
+ * - entry->idom == entry; every other block's idom dominates it.
+ * - a loop's header dominates all of its blocks; loops[] lists outermost
+ *   loops first (by depth, then header RPO); block->loop is the innermost.
+ * - freq = count / Σ counts over the function's blocks (all 0 when no
+ *   block has a count), so the frequencies sum to 1.
+ *
+ * Locals: local i < nparams are the parameters (the method's registers
+ * 0..nparams-1), then the method's other registers, then each inlined
+ * callee's registers (appended, contiguous per inlined call).  Locals that
+ * are not parameters start as the zero of their type at function entry,
+ * as VM registers do; inlined callees' locals are re-zeroed by explicit
+ * ZERO insns on every entry to the inlined body.
+ *
+ * Calls (CALL, CALLV, CALLI, CALLF, CALLN) and CLOS take their arguments
+ * from imm.i consecutive locals src[0], src[0]+1, ... (for CALLV/CALLI the
+ * receiver is src[0]; for CALLF the closure is src[0] and counts in imm.i).
+ * dst is IR_NONE for void callees.
+ *
+ * Errors: every insn records origin (the VmMethod its bytecode came from),
+ * pc (the bytecode index there) and site (the inline chain, NULL in the
+ * compiled method itself), so a back end can raise with a stack trace
+ * identical to the interpreter's: innermost frame origin@pc, then
+ * site->caller@site->call_pc, and so on outward.
+ *
+ * Guarded inlining: an inlined virtual/interface call becomes
+ *   GUARD_CLASS recv, cls -> inl, slow
+ *   inl:  MOV callee params <- args; ZERO callee locals; JMP callee entry
+ *         ... callee blocks; each RET x -> MOV dst <- x; JMP cont
+ *   slow: CALLV/CALLI (the original call, its site and profile);  JMP cont
+ *   cont: the rest of the caller's block
+ * A null receiver fails the guard and raises in the real call.
+ */
+#ifndef TALLY_IR_H
+#define TALLY_IR_H
+
+#include "vm.h"
+
+#include <setjmp.h>
+
+#define IR_NONE (-1)           /* no local (dst of void calls, BR vs imm) */
+#define IR_MAX_INLINE_DEPTH 64 /* max_depth beyond this is clamped */
+#define IR_MAX_INSNS 100000    /* inlining never grows a function beyond this */
+
+enum {                         /* IrOpInfo.flags */
+    IR_OPF_TERM = 1u << 0,     /* ends a block; has targets (or returns) */
+    IR_OPF_RAISE = 1u << 1,    /* may raise a run-time error: needs origin/pc */
+    IR_OPF_CALL = 1u << 2,     /* calls out of the function */
+    IR_OPF_SIDE = 1u << 3,     /* effect beyond writing dst */
+    IR_OPF_IMM = 1u << 4,      /* uses imm */
+    IR_OPF_AUX = 1u << 5,      /* uses aux */
+};
+
+typedef enum IrOp {
+#define IROP(name, ndst, nsrc, cost, flags, summary) IR_##name,
+#include "ops.def"
+#undef IROP
+    IR_OP_COUNT
+} IrOp;
+
+typedef enum IrCond {
+#define IROP(...)
+#define IRCC(name, neg, nsrc, summary) IR_CC_##name,
+#include "ops.def"
+#undef IRCC
+#undef IROP
+    IR_CC_COUNT
+} IrCond;
+
+typedef struct IrOpInfo {
+    const char *name;
+    uint8_t ndst, nsrc;
+    uint32_t cost;
+    uint32_t flags;
+    const char *summary;
+} IrOpInfo;
+
+typedef struct IrCondInfo {
+    const char *name;
+    IrCond negation;
+    uint8_t nsrc;
+    const char *summary;
+} IrCondInfo;
+
+extern const IrOpInfo ir_op_info[IR_OP_COUNT];
+extern const IrCondInfo ir_cond_info[IR_CC_COUNT];
+
+typedef struct IrBlock IrBlock;
+typedef struct IrLoop IrLoop;
+typedef struct IrFunc IrFunc;
+
+/* One inlined call: the chain from an insn to the compiled method. */
+typedef struct IrInline {
+    VmMethod *callee;          /* the inlined method */
+    VmMethod *caller;          /* the method whose call was replaced */
+    uint32_t call_pc;          /* bytecode pc of the call in caller */
+    const struct IrInline *parent;   /* caller's own inline site, NULL = root */
+    uint32_t depth;            /* 1 = inlined into the compiled method */
+    uint32_t first_local;      /* callee register r maps to local first_local + r */
+    VmClass *guard;            /* guarded (virtual/interface) inline: the class */
+} IrInline;
+
+typedef struct IrInsn {
+    uint16_t op;               /* IrOp */
+    uint8_t cc;                /* BR: IrCond */
+    uint8_t depth;             /* inline depth, 0 = the compiled method */
+    uint32_t mark;             /* scratch for passes (inliner: decided) */
+    int32_t dst;               /* local or IR_NONE */
+    int32_t src[3];            /* locals or IR_NONE */
+    union { int64_t i; double f; } imm;
+    void *aux;                 /* see ops.def: VmMethod*, VmCallSite*, ... */
+    IrBlock *target[2];        /* terminators: successors in order */
+    VmMethod *origin;          /* bytecode origin (for errors and lines) */
+    uint32_t pc;               /*   and its index; UINT32_MAX = synthetic */
+    const IrInline *site;      /* inline chain, NULL in the compiled method */
+} IrInsn;
+
+struct IrBlock {
+    uint32_t id;               /* index in func->blocks (= RPO index after cfg) */
+    VmMethod *origin;          /* method whose bytecode this block came from */
+    uint32_t pc;               /* its first bytecode pc, UINT32_MAX = synthetic */
+    IrInsn *insns;
+    uint32_t ninsns, capinsns;
+    IrBlock *succs[2];
+    uint32_t nsuccs;
+    uint64_t edge_count[2];    /* profile count of each succ edge */
+    IrBlock **preds;
+    uint32_t npreds, cappreds;
+    uint64_t count;            /* times the block ran (profile, scaled if inlined) */
+    double freq;               /* count / Σ counts */
+    IrBlock *idom;             /* immediate dominator; entry: itself */
+    IrLoop *loop;              /* innermost loop, NULL if none */
+    uint32_t depth;            /* inline depth of the block's code */
+    uint32_t mark;             /* scratch for passes */
+};
+
+typedef struct IrEdge {
+    IrBlock *from, *to;
+} IrEdge;
+
+struct IrLoop {
+    uint32_t id;               /* index in func->loops (outermost first) */
+    IrBlock *header;
+    IrBlock **blocks;          /* header first, then in RPO order */
+    uint32_t nblocks;
+    IrBlock **latches;         /* sources of back edges to header */
+    uint32_t nlatches;
+    IrEdge *exits;             /* edges from a block inside to one outside */
+    uint32_t nexits;
+    IrLoop *parent;            /* enclosing loop, NULL if outermost */
+    IrLoop **children;
+    uint32_t nchildren;
+    uint32_t depth;            /* 1 = outermost */
+};
+
+typedef struct IrLocal {
+    VmType *type;              /* never void */
+    VmMethod *origin;          /* method owning the register */
+    uint32_t reg;              /*   and its number there */
+} IrLocal;
+
+/* Per compile request: auditing clients compile the same method with
+ * different values, so nothing here is global. */
+typedef struct IrOptions {
+    int64_t max_callee_size;   /* callee bytecode instructions (ncode) */
+    int64_t max_depth;         /* inline nesting; 0 = no inlining (clamped
+                                  to IR_MAX_INLINE_DEPTH) */
+    int64_t max_growth;        /* percent: total IR insns after inlining may
+                                  reach max_growth% of the insns before
+                                  (values below 100 act as 100: no growth) */
+    int64_t mono_percent;      /* a virtual site is monomorphic when one class
+                                  has ≥ this % of its receivers and `other`
+                                  is 0 (default 95) */
+} IrOptions;
+
+/* Why an inline candidate was (not) inlined. */
+typedef struct IrDecision {
+    VmMethod *caller;          /* method containing the call (its origin) */
+    VmMethod *callee;          /* the inlined/considered method, NULL if none */
+    const char *name;          /* callee, native or "closure": for the log */
+    uint32_t pc;               /* bytecode pc of the call in caller */
+    uint32_t depth;            /* inline depth of the call insn */
+    uint8_t op;                /* IR_CALL, IR_CALLV, ... */
+    bool yes;
+    char reason[96];
+} IrDecision;
+
+/* Arena chunk (internal). */
+typedef struct IrChunk IrChunk;
+
+struct IrFunc {
+    VmMethod *method;          /* the compiled method */
+    VmModule *module;
+    IrLocal *locals;
+    uint32_t nlocals, caplocals, nparams;
+    IrBlock **blocks;          /* blocks[0] = entry */
+    uint32_t nblocks, capblocks;
+    IrLoop **loops;            /* outermost first */
+    uint32_t nloops;
+    IrInline **inlines;        /* every inlined call, in order */
+    uint32_t ninlines, capinlines;
+    IrDecision *decisions;     /* the inliner's log, in decision order */
+    uint32_t ndecisions, capdecisions;
+    uint32_t ninsns_built;     /* insns after build (the growth baseline) */
+    bool irreducible;          /* a retreating edge that is not a back edge */
+    bool has_counts;           /* some block count is non-zero */
+    /* internal */
+    IrChunk *arena;
+    IrFunc *arena_of;          /* allocate from this function's arena instead
+                                  (callee IR built by the inliner) */
+    jmp_buf *oom;              /* allocation failure unwinds here */
+};
+
+/* ---- func.c: allocation, construction helpers, invariants, cost -------- */
+
+IrFunc *ir_func_new(VmMethod *m);
+void ir_free(IrFunc *f);
+/* Zeroed memory from f's arena (longjmps to f->oom when out of memory). */
+void *ir_alloc(IrFunc *f, size_t size);
+IrBlock *ir_block_new(IrFunc *f, VmMethod *origin, uint32_t pc);
+IrInsn *ir_append(IrFunc *f, IrBlock *b, IrOp op);   /* dst/src = IR_NONE */
+uint32_t ir_local_new(IrFunc *f, VmType *type, VmMethod *origin, uint32_t reg);
+IrInsn *ir_terminator(const IrBlock *b);             /* NULL if missing */
+uint32_t ir_count_insns(const IrFunc *f);
+/* Checks the invariants above; false with a message naming the block. */
+bool ir_check(const IrFunc *f, VmError *err);
+/* Σ over blocks of freq × Σ static op costs: the expected cost of one
+ * average pass through the function, in cost units (see ops.def). */
+double ir_cost(const IrFunc *f);
+/* Σ static op costs over all insns, unweighted. */
+uint64_t ir_static_cost(const IrFunc *f);
+bool ir_dominates(const IrBlock *a, const IrBlock *b);
+
+/* ---- build.c / cfg.c / inline.c / pass.c --------------------------------- */
+
+/* Bytecode to IR for a linked method with code; false + err otherwise. */
+bool ir_build(IrFunc *f, VmError *err);
+/* succs/preds, unreachable blocks, RPO, dominators. */
+void ir_cfg(IrFunc *f);
+/* Natural loops, nesting, exits; block frequencies. */
+void ir_loops(IrFunc *f);
+void ir_frequencies(IrFunc *f);
+/* The inliner; needs ir_cfg facts, leaves them stale (run ir_cfg after). */
+void ir_inline(IrFunc *f, const IrOptions *o);
+
+/* Defaults from the VM's tunables (vm_tunables_default if tun is NULL). */
+void ir_options_default(IrOptions *o, const VmTunables *tun);
+/* Runs every pass (pass.c); dumps after each pass to `dump` if non-NULL.
+ * NULL (and err) when the method cannot be compiled (abstract, no code,
+ * not linked, out of memory). */
+IrFunc *ir_compile(VmMethod *m, const IrOptions *o, FILE *dump, VmError *err);
+IrFunc *ir_compile_request(VmMethod *m, const IrOptions *o, FILE *dump);
+
+/* ---- dump.c -------------------------------------------------------------- */
+
+void ir_dump(const IrFunc *f, const char *pass, FILE *out);
+void ir_dump_insn(const IrFunc *f, const IrInsn *in, FILE *out);
+const char *ir_local_type_name(const IrFunc *f, int32_t local, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,127 @@
+/* ir/pass.c — the IR pipeline: one flat list of passes, run in order.
+ *
+ * Input: a linked method and the compile request's IrOptions.  Output: an
+ * IrFunc satisfying every invariant of ir.h, or NULL with a message.
+ * Invariants: each pass states what it requires and what it establishes
+ * or breaks; the list is ordered so every requirement holds when its pass
+ * runs.  A pass is a plain function over the IrFunc; adding one (marker
+ * insertion, say) is one line in `passes`.  With a dump stream, the
+ * function is printed after every pass (-X jit.dump=ir).  Memory failure
+ * anywhere unwinds here (IrFunc.oom) and the request fails cleanly.
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct IrPass {
+    const char *name;
+    bool (*run)(IrFunc *f, const IrOptions *o, VmError *err);
+    const char *requires;      /* documentation: what must hold before */
+    const char *establishes;   /*   what holds after; what it breaks */
+} IrPass;
+
+static bool pass_build(IrFunc *f, const IrOptions *o, VmError *err)
+{
+    (void)o;
+    return ir_build(f, err);
+}
+
+static bool pass_cfg(IrFunc *f, const IrOptions *o, VmError *err)
+{
+    (void)o, (void)err;
+    ir_cfg(f);
+    return true;
+}
+
+static bool pass_inline(IrFunc *f, const IrOptions *o, VmError *err)
+{
+    (void)err;
+    ir_inline(f, o);
+    return true;
+}
+
+static bool pass_loops(IrFunc *f, const IrOptions *o, VmError *err)
+{
+    (void)o, (void)err;
+    ir_loops(f);
+    ir_frequencies(f);
+    return true;
+}
+
+static const IrPass passes[] = {
+    {"build", pass_build,
+     "a linked, verified method with code",
+     "locals, blocks with explicit terminators, block and edge counts; no succs/preds yet"},
+    {"cfg", pass_cfg,
+     "terminators with targets",
+     "succs/preds, no unreachable blocks, RPO order (id), idom"},
+    {"inline", pass_inline,
+     "block counts; cfg facts (counts of call blocks)",
+     "callees spliced, decisions logged; breaks succs/preds, RPO, idom, loops, freq"},
+    {"cfg", pass_cfg,
+     "terminators with targets",
+     "succs/preds, RPO, idom again"},
+    {"loops", pass_loops,
+     "cfg facts (idom, RPO, preds)",
+     "natural loops with nesting and exits, block->loop, freq"},
+};
+
+void ir_options_default(IrOptions *o, const VmTunables *tun)
+{
+    VmTunables def;
+    if (!tun) {
+        vm_tunables_default(&def);
+        tun = &def;
+    }
+    o->max_callee_size = tun->inline_max_callee_size;
+    o->max_depth = tun->inline_max_depth;
+    o->max_growth = tun->inline_max_growth;
+    o->mono_percent = 95;
+}
+
+/* Runs the list on f; the volatile parameters survive the longjmp. */
+static bool run_passes(IrFunc *volatile f, const IrOptions *volatile o, FILE *volatile dump,
+                       VmError *volatile err)
+{
+    jmp_buf oom;
+    f->oom = &oom;
+    if (setjmp(oom)) {
+        vm_fail(err, "%s: out of memory building IR", f->method->name);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
+        if (!passes[i].run(f, o, err))
+            return false;
+        if (dump)
+            ir_dump(f, passes[i].name, dump);
+    }
+    f->oom = NULL;
+    return true;
+}
+
+IrFunc *ir_compile(VmMethod *m, const IrOptions *opt, FILE *dump, VmError *err)
+{
+    if (!m) {
+        vm_fail(err, "no method");
+        return NULL;
+    }
+    IrOptions def;
+    if (!opt)
+        ir_options_default(&def, m->module && m->module->vm ? &m->module->vm->tun : NULL);
+    IrFunc *f = ir_func_new(m);
+    if (!f) {
+        vm_fail(err, "%s: out of memory", m->name);
+        return NULL;
+    }
+    if (!run_passes(f, opt ? opt : &def, dump, err)) {
+        ir_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+IrFunc *ir_compile_request(VmMethod *m, const IrOptions *o, FILE *dump)
+{
+    return ir_compile(m, o, dump, NULL);
+}
