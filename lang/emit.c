@@ -340,6 +340,19 @@ int32_t em_local_reg(Em *E, uint32_t type)
     return em_new_reg(E, type);
 }
 
+/* Takes register r as a temporary if it is free and of exactly this type
+ * (a dead operand becoming the result of the instruction reading it). */
+bool em_take(Em *E, int32_t r, uint32_t type)
+{
+    if (r < 0 || (uint32_t)r >= E->nregs || E->busy[r] || E->regs[r] != type)
+        return false;
+    /* its free-list entry goes stale: em_local_reg skips busy entries */
+    E->busy[r] = 1;
+    GROW(E->temps, E->ntemps, E->captemps);
+    E->temps[E->ntemps++] = r;
+    return true;
+}
+
 int32_t em_temp(Em *E, uint32_t type)
 {
     int32_t r = em_local_reg(E, type);
@@ -375,8 +388,18 @@ int32_t em_block(Em *E, const uint32_t *types, uint32_t n)
     }
     if (base < 0) {
         /* extend a free tail that matches a prefix, or append */
-        base = (int32_t)E->nregs;
-        for (uint32_t i = 0; i < n; i++)
+        uint32_t k = n - 1 < E->nregs ? n - 1 : E->nregs;
+        for (; k > 0; k--) {
+            bool ok = true;
+            for (uint32_t i = 0; i < k && ok; i++)
+                ok = !E->busy[E->nregs - k + i] && E->regs[E->nregs - k + i] == types[i];
+            if (ok)
+                break;
+        }
+        base = (int32_t)(E->nregs - k);
+        for (uint32_t i = 0; i < k; i++)
+            E->busy[base + i] = 1;
+        for (uint32_t i = k; i < n; i++)
             em_new_reg(E, types[i]);
     } else {
         for (uint32_t i = 0; i < n; i++)
@@ -425,7 +448,7 @@ void em_finish_method(Em *E, uint32_t index)
         } else {
             /* unreachable (the checker proved a return), but the verifier
              * wants no fall-through: return a zeroed register */
-            int32_t r = em_new_reg(E, E->vm_ret);
+            int32_t r = em_local_reg(E, E->vm_ret);
             em_op(E, VM_OP_RET, r, 0, 0);
         }
     }
@@ -510,11 +533,12 @@ static void assign(Em *E, TlStmt *s)
         get = k == VM_T_INT ? VM_OP_AGETI : k == VM_T_FLOAT ? VM_OP_AGETF : k == VM_T_BOOL ? VM_OP_AGETB : VM_OP_AGETR;
         put = k == VM_T_INT ? VM_OP_APUTI : k == VM_T_FLOAT ? VM_OP_APUTF : k == VM_T_BOOL ? VM_OP_APUTB : VM_OP_APUTR;
         if (bop) {
+            uint32_t mark = E->ntemps;   /* above a and i, still needed */
             int32_t old = em_temp(E, evt);
             E->line = s->pos.line;
             em_op(E, get, old, a, i);
             int32_t rhs = em_expr(E, s->e2, -1);
-            v = em_binop_regs(E, bop, et, old, rhs, -1);
+            v = em_binop_regs(E, bop, et, old, rhs, -1, mark);
         } else {
             v = em_expr(E, s->e2, -1);
         }
@@ -530,13 +554,14 @@ static void assign(Em *E, TlStmt *s)
         uint32_t ft = em_vmtype(E->p, f->type);
         int32_t v;
         if (bop) {
+            uint32_t mark = E->ntemps;   /* above o, still needed */
             int32_t old = em_temp(E, ft);
             E->line = s->pos.line;
             em_op(E, VM_OP_GETF, old, o, (int32_t)f->vm);
             /* a generic field holds Object: operate on the declared type */
             int32_t oldc = em_coerce(E, old, em_vmtype(E->p, t->type));
             int32_t rhs = em_expr(E, s->e2, -1);
-            v = em_binop_regs(E, bop, t->type, oldc, rhs, -1);
+            v = em_binop_regs(E, bop, t->type, oldc, rhs, -1, mark);
         } else {
             v = em_expr(E, s->e2, -1);
         }
@@ -629,6 +654,21 @@ static bool maybe_widened(TlExpr *e)
     return false;
 }
 
+/* The label a body consisting of only `break;` or `continue;` jumps to
+ * (possibly nested in plain blocks), else -1. */
+static int32_t jump_only(Em *E, TlStmt *body)
+{
+    while (body && body->kind == S_BLOCK && body->n == 1)
+        body = body->stmts[0];
+    if (!body || !E->nloops)
+        return -1;
+    if (body->kind == S_BREAK)
+        return E->loops[E->nloops - 1].brk;
+    if (body->kind == S_CONTINUE)
+        return E->loops[E->nloops - 1].cont;
+    return -1;
+}
+
 static void stmt(Em *E, TlStmt *s)
 {
     uint32_t tmark = E->ntemps;
@@ -665,8 +705,15 @@ static void stmt(Em *E, TlStmt *s)
     case S_IF: {
         int32_t end = em_label(E);
         for (; s && s->kind == S_IF; s = s->els) {
-            int32_t next = em_label(E);
             E->line = s->pos.line;
+            int32_t target = jump_only(E, s->body);
+            if (target >= 0) {
+                /* `if c { break; }`: one conditional jump to the target */
+                em_cond(E, s->e, true, target);
+                release_temps(E, tmark);
+                continue;
+            }
+            int32_t next = em_label(E);
             em_cond(E, s->e, false, next);
             release_temps(E, tmark);
             block(E, s->body);

@@ -4,8 +4,14 @@
  * An Em is one method being generated: its code, line table, typed
  * registers and labels.  Registers have one VM type for the whole method;
  * free registers are kept per type, so a register is only ever reused for
- * a value of the same type.  Temporaries live until the end of the
- * statement that allocated them; locals until the end of their block.
+ * a value of the same type.  Temporaries sit on a stack (Em.temps): an
+ * expression releases its operands' temporaries right before it picks
+ * the register of its result, so the result may land in a dead operand
+ * (an instruction reads all operands before writing; a call copies its
+ * arguments before its result is written).  Whatever is left is released
+ * at the end of the statement; locals live until the end of their block.
+ * Marks (E->ntemps values) are always taken after every register the
+ * caller still needs was allocated, so a release never frees a live value.
  */
 #ifndef TALLY_LANG_EMIT_H
 #define TALLY_LANG_EMIT_H
@@ -93,6 +99,7 @@ bool em_terminated(Em *E);     /* last instruction does not fall through */
 
 int32_t em_new_reg(Em *E, uint32_t type);
 int32_t em_temp(Em *E, uint32_t type);
+bool em_take(Em *E, int32_t r, uint32_t type);
 int32_t em_local_reg(Em *E, uint32_t type);
 void em_release(Em *E, int32_t r);
 int32_t em_block(Em *E, const uint32_t *types, uint32_t n);
@@ -106,7 +113,9 @@ void em_cond(Em *E, TlExpr *e, bool when, int32_t label);
 int32_t em_coerce(Em *E, int32_t r, uint32_t t);
 void em_coerce_into(Em *E, int32_t src, int32_t dst);
 int32_t em_local_of(Em *E, TlLocal *l, int32_t cap);
-int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst);
+/* a op b into dst (or a temporary); the temporaries above mark (the
+ * operands') are released first, so the result may reuse one of them. */
+int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst, uint32_t mark);
 uint32_t em_lambda_method(Em *E, TlLambda *lam);
 
 #endif

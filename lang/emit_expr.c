@@ -64,6 +64,23 @@ static void release_above(Em *E, uint32_t mark, int32_t keep)
         E->temps[E->ntemps++] = keep;
 }
 
+/* The register for the result of an instruction reading a and b: the
+ * temporaries above mark (the operands' own, dead once the instruction has
+ * read them) are released first, then dst when its type allows, else a
+ * dead operand register of type t, else any free temporary.  Locals and
+ * dst are never released here: they are not temporaries above mark. */
+static int32_t out_after(Em *E, uint32_t t, int32_t dst, uint32_t mark, int32_t a, int32_t b)
+{
+    release_above(E, mark, -1);
+    if (dst >= 0 && em_assignable(E, t, em_regtype(E, dst)))
+        return dst;
+    if (em_take(E, a, t))
+        return a;
+    if (em_take(E, b, t))
+        return b;
+    return em_temp(E, t);
+}
+
 int32_t em_local_of(Em *E, TlLocal *l, int32_t cap)
 {
     if (cap >= 0 && E->capregs)
@@ -203,6 +220,7 @@ static int32_t closure(Em *E, uint32_t idx, const int32_t *vals, uint32_t n, int
     VmMethod *mm = &E->p->m->methods[idx];
     uint32_t t = mm->regs[0];
     int32_t base = 0;
+    uint32_t mark = E->ntemps;
     if (n) {
         uint32_t *types = xmalloc(n * sizeof *types);
         memcpy(types, mm->caps, n * sizeof *types);
@@ -211,6 +229,8 @@ static int32_t closure(Em *E, uint32_t idx, const int32_t *vals, uint32_t n, int
             em_coerce_into(E, vals[i], base + (int32_t)i);
         free(types);
     }
+    /* CLOS copies the captures before it writes its result */
+    release_above(E, mark, -1);
     int32_t r = dst >= 0 && vm_type_equal(E->p->m, em_regtype(E, dst), t) ? dst : em_temp(E, t);
     em_op(E, VM_OP_CLOS, r, base, (int32_t)idx);
     return fin(E, r, dst);
@@ -241,7 +261,8 @@ static uint32_t wrapper(Em *E, TlMethod *m)
     W.vm_ret = ret;
     W.line = m->pos.line;
     bool void_ = p->m->types[ret].kind == VM_T_VOID;
-    int32_t r = void_ ? -1 : em_new_reg(&W, ret);
+    /* the arguments are copied at the call: the result may overwrite r1 */
+    int32_t r = void_ ? -1 : n > 1 && ps[1] == ret ? 1 : em_new_reg(&W, ret);
     em_op(&W, m->kind == M_EXTERN ? VM_OP_CALLN : VM_OP_CALL, r, 1, (int32_t)m->vm);
     if (void_)
         em_op(&W, VM_OP_RETV, 0, 0, 0);
@@ -260,7 +281,7 @@ static bool is_cmp(int op)
     return op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE || op == TK_EQEQ || op == TK_NE;
 }
 
-int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst)
+int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst, uint32_t mark)
 {
     TlCompiler *c = E->c;
     EmProg *p = E->p;
@@ -269,7 +290,7 @@ int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t ds
     if (t == c->t_string) {
         a = em_coerce(E, a, p->vt_string);
         b = em_coerce(E, b, p->vt_string);
-        int32_t r = out(E, p->vt_string, dst);
+        int32_t r = out_after(E, p->vt_string, dst, mark, a, b);
         em_op(E, VM_OP_SCAT, r, a, b);
         return fin(E, r, dst);
     }
@@ -292,7 +313,7 @@ int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t ds
         default: break;
         }
     }
-    int32_t r = out(E, rt, dst);
+    int32_t r = out_after(E, rt, dst, mark, a, b);
     em_op(E, o, r, a, b);
     return fin(E, r, dst);
 }
@@ -328,14 +349,13 @@ static int32_t compare_value(Em *E, TlExpr *e, int32_t dst)
     } else {
         o = op == TK_EQEQ ? VM_OP_REQ : VM_OP_RNE;
     }
-    int32_t r = out(E, p->vt_bool, dst);
+    int32_t r = out_after(E, p->vt_bool, dst, mark, a, b);
     if (swap)
         em_op(E, o, r, b, a);
     else
         em_op(E, o, r, a, b);
     if (negate)
         em_op(E, VM_OP_NOT, r, r, 0);
-    release_above(E, mark, r);
     return fin(E, r, dst);
 }
 
@@ -525,14 +545,19 @@ static int32_t arg_block(Em *E, const uint32_t *types, uint32_t n, TlExpr *recv,
     return base;
 }
 
-static int32_t call_op(Em *E, TlExpr *e, VmOp op, int32_t base, uint32_t target, uint32_t ret, int32_t dst)
+/* The call; the temporaries above mark (callee, receiver and argument
+ * window) are dead once the arguments are copied, so the result may land
+ * in the first of them. */
+static int32_t call_op(Em *E, TlExpr *e, VmOp op, int32_t base, uint32_t target, uint32_t ret, int32_t dst,
+                       uint32_t mark)
 {
     AT(E, e);
     if (vt(E, ret)->kind == VM_T_VOID) {
         em_op(E, op, -1, base, (int32_t)target);
+        release_above(E, mark, -1);
         return -1;
     }
-    int32_t r = out(E, ret, dst);
+    int32_t r = out_after(E, ret, dst, mark, base, -1);
     em_op(E, op, r, base, (int32_t)target);
     return fin(E, r, dst);
 }
@@ -552,8 +577,9 @@ static int32_t native_call(Em *E, TlExpr *e, const char *sym, const uint32_t *ps
                            TlExpr *recv, TlExpr **args, uint32_t nargs, int32_t dst)
 {
     uint32_t idx = em_native(E->p, sym, "", ps, n, ret);
+    uint32_t mark = E->ntemps;
     int32_t base = n ? arg_block(E, ps, n, recv, -1, args, nargs) : 0;
-    return call_op(E, e, VM_OP_CALLN, base, idx, ret, dst);
+    return call_op(E, e, VM_OP_CALLN, base, idx, ret, dst, mark);
 }
 
 static int32_t builtin(Em *E, TlExpr *e, int32_t dst)
@@ -584,9 +610,8 @@ static int32_t builtin(Em *E, TlExpr *e, int32_t dst)
         uint32_t mark = E->ntemps;
         int32_t a = em_expr(E, e->args[0], -1);
         AT(E, e);
-        int32_t r = out(E, to_float ? p->vt_float : p->vt_int, dst);
+        int32_t r = out_after(E, to_float ? p->vt_float : p->vt_int, dst, mark, a, -1);
         em_op(E, to_float ? VM_OP_I2F : VM_OP_F2I, r, a, 0);
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case B_CHR:
@@ -630,6 +655,7 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
 {
     EmProg *p = E->p;
     VmModule *m = p->m;
+    uint32_t mark = E->ntemps;
     switch (e->rk) {
     case R_CALL_BUILTIN:
         return builtin(E, e, dst);
@@ -645,14 +671,14 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
                 memcpy(ps, nat->params, n * sizeof *ps);
             int32_t base = n ? arg_block(E, ps, n, NULL, -1, e->args, e->nargs) : 0;
             free(ps);
-            return call_op(E, e, VM_OP_CALLN, base, fm->vm, ret, dst);
+            return call_op(E, e, VM_OP_CALLN, base, fm->vm, ret, dst, mark);
         }
         uint32_t n;
         uint32_t *ps = method_params(E, fm->vm, &n);
         uint32_t ret = m->methods[fm->vm].ret;
         int32_t base = n ? arg_block(E, ps, n, NULL, -1, e->args, e->nargs) : 0;
         free(ps);
-        return call_op(E, e, VM_OP_CALL, base, fm->vm, ret, dst);
+        return call_op(E, e, VM_OP_CALL, base, fm->vm, ret, dst, mark);
     }
     case R_CALL_VIRTUAL:
     case R_CALL_IFACE:
@@ -670,7 +696,7 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         }
         free(ps);
         VmOp op = e->rk == R_CALL_VIRTUAL ? VM_OP_CALLV : e->rk == R_CALL_IFACE ? VM_OP_CALLI : VM_OP_CALL;
-        return call_op(E, e, op, base, vm_->vm, ret, dst);
+        return call_op(E, e, op, base, vm_->vm, ret, dst, mark);
     }
     case R_CALL_SUPER_INIT: {
         TlMethod *init = e->sym;
@@ -678,7 +704,7 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         uint32_t *ps = method_params(E, init->vm, &n);
         int32_t base = arg_block(E, ps, n, NULL, 0, e->args, e->nargs);
         free(ps);
-        return call_op(E, e, VM_OP_CALL, base, init->vm, p->vt_void, -1);
+        return call_op(E, e, VM_OP_CALL, base, init->vm, p->vt_void, -1, mark);
     }
     case R_CALL_NEW: {
         TlClass *k = e->sym;
@@ -707,10 +733,10 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         free(ps);
         AT(E, e);
         em_op(E, VM_OP_CALL, -1, base, (int32_t)init->vm);
+        release_above(E, mark, obj);
         return fin(E, obj, dst);
     }
     case R_CALL_CLOSURE: {
-        uint32_t mark = E->ntemps;
         int32_t f = em_expr(E, e->a, -1);
         uint32_t ft = em_regtype(E, f);
         if (vt(E, ft)->kind != VM_T_FUNC) {
@@ -726,8 +752,7 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         uint32_t ret = fty->ret;
         int32_t base = arg_block(E, ps, n, NULL, f, e->args, e->nargs);
         free(ps);
-        (void)mark;
-        return call_op(E, e, VM_OP_CALLF, base, 0, ret, dst);
+        return call_op(E, e, VM_OP_CALLF, base, 0, ret, dst, mark);
     }
     default:
         return dst;
@@ -754,6 +779,7 @@ static int32_t array_literal(Em *E, TlExpr *e, int32_t dst)
     uint32_t at = em_vmtype(p, e->type);
     uint32_t et = vt(E, at)->ref;
     uint8_t ek = vt(E, et)->kind;
+    uint32_t mark0 = E->ntemps;
     int32_t arr = em_temp(E, at);
     int32_t idx = em_temp(E, p->vt_int);
     em_opk(E, VM_OP_LDI, idx, 0, 0, e->nargs);
@@ -766,6 +792,7 @@ static int32_t array_literal(Em *E, TlExpr *e, int32_t dst)
         em_op(E, aput_op(ek), arr, idx, v);
         release_above(E, mark, -1);
     }
+    release_above(E, mark0, arr);
     return fin(E, arr, dst);
 }
 
@@ -831,9 +858,8 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
             o = VM_OP_NEG;
             t = p->vt_int;
         }
-        int32_t r = out(E, t, dst);
+        int32_t r = out_after(E, t, dst, mark, a, -1);
         em_op(E, o, r, a, 0);
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case E_BINARY: {
@@ -853,27 +879,27 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
             if (x) {
                 int32_t a = em_expr(E, x, -1);
                 AT(E, e);
-                int32_t r = out(E, p->vt_int, dst);
+                int32_t r = out_after(E, p->vt_int, dst, mark, a, -1);
                 em_opk(E, VM_OP_ADDK, r, a, 0, k);
-                release_above(E, mark, r);
                 return fin(E, r, dst);
             }
         }
         int32_t a = em_expr(E, e->a, -1);
         int32_t b = em_expr(E, e->b, -1);
         AT(E, e);
-        int32_t r = em_binop_regs(E, e->op, e->type, a, b, dst);
-        release_above(E, mark, r);
-        return r;
+        return em_binop_regs(E, e->op, e->type, a, b, dst, mark);
     }
     case E_AND:
     case E_OR: {
         int32_t r = em_temp(E, p->vt_bool);
+        uint32_t mark = E->ntemps;
         int32_t end = em_label(E);
         em_expr(E, e->a, r);
+        release_above(E, mark, -1);
         AT(E, e);
         em_jump(E, e->kind == E_AND ? VM_OP_JF : VM_OP_JT, r, 0, end);
         em_expr(E, e->b, r);
+        release_above(E, mark, -1);
         em_place(E, end);
         return fin(E, r, dst);
     }
@@ -881,9 +907,8 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
         uint32_t mark = E->ntemps;
         int32_t a = em_expr(E, e->a, -1);
         AT(E, e);
-        int32_t r = out(E, p->vt_bool, dst);
+        int32_t r = out_after(E, p->vt_bool, dst, mark, a, -1);
         em_op(E, VM_OP_ISA, r, a, (int32_t)em_vmtype(p, e->rtype));
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case E_AS: {
@@ -893,9 +918,8 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
         if (em_assignable(E, em_regtype(E, a), t))
             return fin(E, a, dst);
         AT(E, e);
-        int32_t r = out(E, t, dst);
+        int32_t r = out_after(E, t, dst, mark, a, -1);
         em_op(E, VM_OP_CAST, r, a, (int32_t)t);
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case E_NEWARRAY: {
@@ -903,9 +927,8 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
         int32_t n = em_expr(E, e->a, -1);
         AT(E, e);
         uint32_t t = em_vmtype(p, e->rtype);
-        int32_t r = out(E, t, dst);
+        int32_t r = out_after(E, t, dst, mark, n, -1);
         em_op(E, VM_OP_NEWA, r, n, (int32_t)t);
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case E_ARRAY:
@@ -929,7 +952,7 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
         int32_t r;
         if (e->a->type == c->t_string) {
             a = em_coerce(E, a, p->vt_string);
-            r = out(E, p->vt_int, dst);
+            r = out_after(E, p->vt_int, dst, mark, a, i);
             em_op(E, VM_OP_SGET, r, a, i);
         } else {
             uint32_t at = em_regtype(E, a);
@@ -938,10 +961,9 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
                 at = em_regtype(E, a);
             }
             uint32_t et = vt(E, at)->ref;
-            r = out(E, et, dst);
+            r = out_after(E, et, dst, mark, a, i);
             em_op(E, aget_op(vt(E, et)->kind), r, a, i);
         }
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case E_MEMBER: {
@@ -953,15 +975,14 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
             bool s = e->a->type == c->t_string;
             if (s || vt(E, em_regtype(E, a))->kind != VM_T_ARRAY)
                 a = em_coerce(E, a, s ? p->vt_string : em_vmtype(p, e->a->type));
-            r = out(E, p->vt_int, dst);
+            r = out_after(E, p->vt_int, dst, mark, a, -1);
             em_op(E, s ? VM_OP_SLEN : VM_OP_ALEN, r, a, 0);
         } else {
             TlField *f = e->sym;
             a = em_coerce(E, a, em_vmtype(p, e->a->type));
-            r = out(E, em_vmtype(p, f->type), dst);
+            r = out_after(E, em_vmtype(p, f->type), dst, mark, a, -1);
             em_op(E, VM_OP_GETF, r, a, (int32_t)f->vm);
         }
-        release_above(E, mark, r);
         return fin(E, r, dst);
     }
     case E_CALL:

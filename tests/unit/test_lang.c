@@ -435,3 +435,180 @@ TEST(lang_run_error_trace)
     CHECK_CONTAINS(r.err, "at f (t.tl:2)");
     CHECK_CONTAINS(r.err, "at main (t.tl:5)");
 }
+
+/* ---- code shape ---------------------------------------------------------- */
+
+/* The disassembly of method `name` of the compiled src, from its `method`
+ * line to `end`, without `line` directives and source comments (so the
+ * expectations show registers and instructions only).  Caller frees. */
+static char *dis_method(const char *src, const char *name)
+{
+    char diag[4096];
+    int nerr = 0;
+    VmModule *m = compile(src, diag, sizeof diag, &nerr);
+    if (!m)
+        return strdup(diag);
+    VmError err = {{0}};
+    bool ok = vm_verify(m, &err);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    vm_dis(m, f);
+    fclose(f);
+    vm_module_free(m);
+    if (!ok) {
+        free(buf);
+        return strdup(err.msg);
+    }
+    char head[256];
+    snprintf(head, sizeof head, "method %s ", name);
+    char *out = malloc(len + 1), *o = out;
+    bool in = false;
+    for (char *line = buf; line && *line;) {
+        char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+        if (!in && strncmp(line, head, strlen(head)) == 0)
+            in = true;
+        if (in && strncmp(line, "  //", 4) != 0 && strncmp(line, "  line ", 7) != 0) {
+            memcpy(o, line, n);
+            o += n;
+        }
+        if (in && strncmp(line, "end", 3) == 0)
+            break;
+        line += n;
+    }
+    *o = 0;
+    free(buf);
+    return out;
+}
+
+#define CHECK_DIS(src, name, want)                                              \
+    do {                                                                        \
+        char *d_ = dis_method(src, name);                                       \
+        CHECK_STR(d_, want);                                                    \
+        free(d_);                                                               \
+    } while (0)
+
+TEST(lang_code_fib_regs)
+{
+    /* the call result lands in its dead argument register, the sum in a
+     * dead operand: two registers besides n, as in bench/micro/fib.tla */
+    CHECK_DIS("fn fib(n: int): int {\n  if n < 2 {\n    return n;\n  }\n"
+              "  return fib(n - 1) + fib(n - 2);\n}\nfn main() { println(fib(10)); }\n",
+              "fib",
+              "method fib (int) : int static\n"
+              "  regs int, int\n"
+              "  JGES r0, 2, L2\n"
+              "  RET r0\n"
+              "L2:\n"
+              "  ADDK r1, r0, -1\n"
+              "  CALL r1, r1, fib\n"
+              "  ADDK r2, r0, -2\n"
+              "  CALL r2, r2, fib\n"
+              "  ADD r1, r1, r2\n"
+              "  RET r1\n"
+              "end\n");
+}
+
+TEST(lang_code_operand_reuse)
+{
+    CHECK_DIS("fn f(a: int, b: int, c: int): int { return a * b + c; }\nfn main() {}\n", "f",
+              "method f (int, int, int) : int static\n"
+              "  regs int\n"
+              "  MUL r3, r0, r1\n"
+              "  ADD r3, r3, r2\n"
+              "  RET r3\n"
+              "end\n");
+    CHECK_DIS("fn step(x: int, i: int): int { return (x ^ i) + 3; }\nfn main() {}\n", "step",
+              "method step (int, int) : int static\n"
+              "  regs int\n"
+              "  XOR r2, r0, r1\n"
+              "  ADDK r2, r2, 3\n"
+              "  RET r2\n"
+              "end\n");
+    /* per type: the float temporaries reuse each other, never an int */
+    CHECK_DIS("fn g(x: float, y: float): float { return (x * y + x) * (y - x); }\nfn main() {}\n", "g",
+              "method g (float, float) : float static\n"
+              "  regs float, float\n"
+              "  FMUL r2, r0, r1\n"
+              "  FADD r2, r2, r0\n"
+              "  FSUB r3, r1, r0\n"
+              "  FMUL r2, r2, r3\n"
+              "  RET r2\n"
+              "end\n");
+    CHECK_DIS("fn h(a: string, b: string): string { return a + b + a; }\nfn main() {}\n", "h",
+              "method h (string, string) : string static\n"
+              "  regs string\n"
+              "  SCAT r2, r0, r1\n"
+              "  SCAT r2, r2, r0\n"
+              "  RET r2\n"
+              "end\n");
+}
+
+TEST(lang_code_call_chain)
+{
+    CHECK_DIS("fn inc(x: int): int { return x + 1; }\n"
+              "fn chain(x: int): int { return inc(inc(inc(x))); }\nfn main() {}\n",
+              "chain",
+              "method chain (int) : int static\n"
+              "  regs int\n"
+              "  CALL r1, r0, inc\n"
+              "  CALL r1, r1, inc\n"
+              "  CALL r1, r1, inc\n"
+              "  RET r1\n"
+              "end\n");
+    /* the outer argument window r1, r2 stays reserved while the inner
+     * calls use a window of their own (r3, r4, reused by the second) */
+    CHECK_DIS("fn add(a: int, b: int): int { return a + b; }\n"
+              "fn chain2(x: int): int { return add(add(x, 1), add(x, 2)); }\nfn main() {}\n",
+              "chain2",
+              "method chain2 (int) : int static\n"
+              "  regs int, int, int, int\n"
+              "  MOV r3, r0\n"
+              "  LDI r4, 1\n"
+              "  CALL r1, r3, add\n"
+              "  MOV r3, r0\n"
+              "  LDI r4, 2\n"
+              "  CALL r2, r3, add\n"
+              "  CALL r1, r1, add\n"
+              "  RET r1\n"
+              "end\n");
+}
+
+TEST(lang_code_break_fused)
+{
+    /* `if c { break; }` is one jump to the loop exit, not a branch over a JMP */
+    CHECK_DIS("fn find(n: int): int {\n  var i = 0;\n  while true {\n"
+              "    if i * i > n { break; }\n    i += 1;\n  }\n  return i;\n}\nfn main() {}\n",
+              "find",
+              "method find (int) : int static\n"
+              "  regs int, int\n"
+              "  LDI r1, 0\n"
+              "L1:\n"
+              "  MUL r2, r1, r1\n"
+              "  JLT r0, r2, L5\n"
+              "  ADDK r1, r1, 1\n"
+              "  JMP L1\n"
+              "L5:\n"
+              "  RET r1\n"
+              "end\n");
+    CHECK_DIS("fn skip(n: int): int {\n  var s = 0;\n  for i in 0..n {\n"
+              "    if i % 3 == 0 { continue; }\n    s += i;\n  }\n  return s;\n}\nfn main() {}\n",
+              "skip",
+              "method skip (int) : int static\n"
+              "  regs int, int, int, int\n"
+              "  LDI r1, 0\n"
+              "  LDI r2, 0\n"
+              "  MOV r3, r0\n"
+              "  JLES r3, 0, L9\n"
+              "L4:\n"
+              "  LDI r4, 3\n"
+              "  MOD r4, r2, r4\n"
+              "  JEQS r4, 0, L8\n"
+              "  ADD r1, r1, r2\n"
+              "L8:\n"
+              "  LOOP r2, r3, L4\n"
+              "L9:\n"
+              "  RET r1\n"
+              "end\n");
+}
