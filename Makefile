@@ -4,8 +4,8 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -MP
-CPPFLAGS += -Ivm -Ilang -Iir -D_GNU_SOURCE
-LDLIBS  = -lgc -lffi -ldl -lm -lpthread
+CPPFLAGS += -Ivm -Ilang -Iir -Ijit -D_GNU_SOURCE
+LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
 
 VM_SRC   := $(filter-out vm/main.c,$(wildcard vm/*.c))
 VM_OBJ   := $(VM_SRC:%.c=build/%.o)
@@ -15,6 +15,9 @@ LANG_OBJ := $(LANG_SRC:%.c=build/%.o)
 # the JIT's IR (ir/): linked everywhere the VM is; reached through the VM's hooks
 IR_SRC   := $(wildcard ir/*.c)
 IR_OBJ   := $(IR_SRC:%.c=build/%.o)
+# the JIT (jit/): libgccjit back end, compile thread; wired up by the command
+JIT_SRC  := $(wildcard jit/*.c)
+JIT_OBJ  := $(JIT_SRC:%.c=build/%.o)
 SW_OBJ   := $(filter-out build/vm/interp.o,$(VM_OBJ)) build/switch/interp.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
@@ -22,12 +25,12 @@ UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
 .PHONY: all setup test demo bench-interp bench-compile bench-jit clean
 all: bin/tally bin/tally-switch
 
-bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
+bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same VM with switch dispatch instead of computed goto.
-bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ)
+bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -39,14 +42,14 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
+build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
+build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The source fuzz test: mutated .tl files through compiler, verifier, VM.
-build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ)
+build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 setup:

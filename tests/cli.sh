@@ -73,3 +73,44 @@ else
     echo "FAIL stats-json: $(head -c 300 "$D/s.json" 2>&1)"
 fi
 check dis-source-lines 0 '// 6: println("Hello, world!");' -- $T dis examples/hello.tl
+
+# the JIT's modes and its event log
+printf 'fn sq(x: int): int { return x * x; }\nfn main() {\n    var s = 0;\n    for i in 0..10 { s = s + sq(i); }\n    println(s);\n}\n' >"$D/jitloop.tl"
+check help-jit 0 "--jit=MODE" -- $T --help
+check jit-bogus 2 "unknown JIT mode 'bogus' (one of: off, on, eager, sync)" -- $T --jit=bogus run "$D/ok.tla"
+check jit-typo 2 "did you mean 'sync'?" -- $T --jit=snc run "$D/ok.tla"
+check jit-empty 2 "unknown JIT mode ''" -- $T --jit= run "$D/ok.tla"
+check log-bogus 2 "unknown log topic 'jt' (did you mean 'jit'?" -- $T --log=jt run "$D/ok.tla"
+for mode in off on eager sync; do
+    check "jit-$mode" 0 "285" -- $T --jit=$mode run "$D/jitloop.tl"
+done
+# one line per event, each "[<ms>ms] jit: <event> #<id> ...", ids stable
+log_lines() {  # log_lines NAME REGEX -- command...: some stderr line matches, none is malformed
+    local name=$1 re=$2
+    shift 3
+    "$@" >"$D/out" 2>"$D/err" </dev/null
+    local st=$?
+    if [[ $st -ne 0 || $(cat "$D/out") != 285 ]]; then
+        echo "FAIL $name: status $st, stdout '$(head -c 100 "$D/out")': $(head -2 "$D/err")"
+    elif ! grep -qE "$re" "$D/err"; then
+        echo "FAIL $name: no line matches '$re': $(head -3 "$D/err")"
+    elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] jit: (queued|compiled|failed|dropped|summary) ' "$D/err"; then
+        echo "FAIL $name: malformed line: $(grep -vE '^\[[0-9]+\.[0-9]{3}ms\] jit: ' "$D/err" | head -2)"
+    else
+        echo "PASS $name"
+    fi
+}
+log_lines log-jit-compiled '^\[[0-9]+\.[0-9]{3}ms\] jit: compiled #1 main optset=O2 bytecode=[0-9]+ queue=[0-9]+us ir=[0-9]+us compile=[0-9]+us assemble=[0-9]+us code=[0-9]+B$' \
+    -- $T --log=jit --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+log_lines log-jit-compiled-sq '^\[[0-9.]+ms\] jit: compiled #2 sq optset=O2 ' \
+    -- $T --log=jit --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+log_lines log-jit-queued '^\[[0-9.]+ms\] jit: queued #[12] sq prio=[0-9]+$' \
+    -- $T --log=jit -X vm.hot_threshold=2 run "$D/jitloop.tl"
+log_lines log-jit-summary '^\[[0-9.]+ms\] jit: summary queued=2 compiled=[0-2] failed=0 dropped=[0-2]$' \
+    -- $T --log=jit -X vm.hot_threshold=2 run "$D/jitloop.tl"
+log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure$' \
+    -- $T --log=jit --jit=sync -X vm.hot_threshold=2 -X jit.fail_every=1 run "$D/jitloop.tl"
+log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \
+    -- $T --log=jit --jit=eager -X jit.optset=O3 run "$D/jitloop.tl"
+check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+[[ -s $D/out && $(cat "$D/out") == 285 ]] && echo "PASS jit-no-log-by-default" || echo "FAIL jit-no-log-by-default: $(head -2 "$D/out")"

@@ -4,10 +4,12 @@
 # Suites, in order:
 #   unit      C unit tests (build/unit-tests)
 #   program   tests/vm/*.tla and tests/lang/*.tl with `// expect…` lines, on
-#             every VM build and from the assembled/built .tlb too;
+#             every VM build, in the JIT's eager and sync modes, and from
+#             the assembled/built .tlb too;
 #             examples/*.tl against tests/lang/examples/*.expect
 #   tiers     every program gives identical stdout, stderr and status on
-#             every build (threaded, switch; JIT modes join later)
+#             every tier: switch and threaded interpreters, JIT eager and
+#             JIT on (the default)
 #   verify    tests/verify/*.tla must be rejected with the exact message
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
@@ -21,6 +23,12 @@ set -u
 cd "$(dirname "$0")/.."
 
 BUILDS=(bin/tally bin/tally-switch)
+# the expectation checks also run every program with every method compiled
+# (eager) and with methods compiled on the hot path as soon as they are
+# warm (sync: deterministic, unlike the background default)
+CONFIGS=("${BUILDS[@]}" "bin/tally --jit=eager" "bin/tally --jit=sync -X vm.hot_threshold=2")
+# tiers: the reference (switch interpreter) first
+TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally")
 TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -33,15 +41,15 @@ SUITES=("$@")
 # directive FILE NAME: the values of "// NAME: value" lines, one per line
 directive() { sed -n "s|^[[:space:]]*// $2: \{0,1\}||p" "$1"; }
 
-# run_program BIN FILE [extra file to run instead]: runs with the file's flags
-# and args; leaves $TMP/out, $TMP/err, and the status in $status
+# run_program "BIN [options]" FILE [extra file to run instead]: runs with the
+# file's flags and args; leaves $TMP/out, $TMP/err, and the status in $status
 run_program() {
     local bin=$1 file=$2 target=${3:-$2}
     local flags args
     flags=$(directive "$file" flags | tr '\n' ' ')
     args=$(directive "$file" args | tr '\n' ' ')
     # shellcheck disable=SC2086
-    timeout 60 "$bin" run $flags "$target" $args >"$TMP/out" 2>"$TMP/err" </dev/null
+    timeout 60 $bin run $flags "$target" $args >"$TMP/out" 2>"$TMP/err" </dev/null
     status=$?
 }
 
@@ -137,9 +145,9 @@ fi
 
 SUITE=program
 if want "${SUITES[@]}"; then
-    echo "== program (${#PROGRAMS[@]} programs × ${#BUILDS[@]} builds + .tlb)"
+    echo "== program (${#PROGRAMS[@]} programs × ${#CONFIGS[@]} configurations + .tlb)"
     for f in "${PROGRAMS[@]}"; do
-        for b in "${BUILDS[@]}"; do
+        for b in "${CONFIGS[@]}"; do
             run_program "$b" "$f"
             check_expect "$f" "$f [$b]"
         done
@@ -176,18 +184,18 @@ fi
 
 SUITE=tiers
 if want "${SUITES[@]}"; then
-    echo "== tiers (identical behaviour on: ${BUILDS[*]})"
+    echo "== tiers (identical behaviour on: $(printf '[%s] ' "${TIERS[@]}"))"
     for f in "${PROGRAMS[@]}" examples/*.tla examples/*.tl; do
         [[ -f $f ]] || continue
         grep -q 'clock' "$f" && continue  # prints timings
         ref=""
         same=1
-        for b in "${BUILDS[@]}"; do
+        for b in "${TIERS[@]}"; do
             run_program "$b" "$f"
             cur=$(cat "$TMP/out" "$TMP/err"; echo "status $status")
-            if [[ -z $ref ]]; then ref=$cur; elif [[ $cur != "$ref" ]]; then same=0; fi
+            if [[ -z $ref ]]; then ref=$cur; elif [[ $cur != "$ref" ]]; then same=0; break; fi
         done
-        if [[ $same == 1 ]]; then ok; else bad "$f: builds disagree"; fi
+        if [[ $same == 1 ]]; then ok; else bad "$f: tiers disagree ([${TIERS[0]}] vs [$b])"; fi
     done
 fi
 

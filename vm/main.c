@@ -7,6 +7,7 @@
  * temporary file that is renamed only on success).
  */
 #include "vm.h"
+#include "jit.h"
 #include "lang.h"
 
 #include <limits.h>
@@ -21,10 +22,13 @@ typedef struct Options {
     const char *stats;      /* --stats=FILE */
     const char *out;        /* -o FILE */
     bool no_verify;         /* asm --no-verify */
+    JitMode jit;            /* --jit=MODE */
 } Options;
 
 static const char *const commands[] = {"run", "build", "dis", "asm"};
-static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify"};
+static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log"};
+static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
+static const char *const log_topics[] = {"jit"};
 
 static void usage(FILE *out)
 {
@@ -41,6 +45,10 @@ static void usage(FILE *out)
           "  --stats=FILE.json  write per-method profiles as JSON when the program ends\n"
           "  -o FILE            output file for asm and build\n"
           "  --no-verify        asm: write the module even if it does not verify\n"
+          "  --jit=MODE         off: interpret only; on: compile hot methods in the\n"
+          "                     background (default); sync: compile hot methods before\n"
+          "                     they continue; eager: compile every method at its first call\n"
+          "  --log=jit          log JIT events (queued, compiled, failed) to stderr\n"
           "\n"
           "tunables:\n",
           out);
@@ -58,6 +66,20 @@ static int fail_usage(const char *fmt, const char *arg, const char *suggestion)
         fprintf(stderr, " (did you mean '%s'?)", suggestion);
     fputs("\ntry 'tally --help'\n", stderr);
     return EXIT_USAGE;
+}
+
+/* A bad value of an option that takes one of `choices`. */
+static int fail_choice(const char *what, const char *value, const char *const *choices, size_t n)
+{
+    char msg[256], list[128] = "";
+    for (size_t k = 0; k < n; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", choices[k]);
+    const char *s = vm_suggest(value, choices, n);
+    if (s)
+        snprintf(msg, sizeof msg, "unknown %s '%%s' (did you mean '%s'? one of: %s)", what, s, list);
+    else
+        snprintf(msg, sizeof msg, "unknown %s '%%s' (one of: %s)", what, list);
+    return fail_usage(msg, value, NULL);
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -159,7 +181,14 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         vm_module_free(m);
         return EXIT_USAGE;
     }
+    Jit *jit = NULL;
+    if (o->jit != JIT_OFF) {
+        jit = jit_new(vm, o->jit, &err);
+        if (!jit)  /* not the program's fault: it runs interpreted */
+            fprintf(stderr, "tally: warning: %s; running without the JIT\n", err.msg);
+    }
     int status = vm_run(vm, argc, argv);
+    jit_free(jit);
     if (o->stats && !vm_stats_write(vm, o->stats, &err)) {
         fprintf(stderr, "tally: %s\n", err.msg);
         if (status == 0)
@@ -262,6 +291,25 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         o->no_verify = true;
         return 0;
     }
+    if (!strcmp(a, "--jit") || !strcmp(a, "--log"))
+        return fail_usage("%s needs a value (--jit=off|on|eager|sync, --log=jit)", a, NULL);
+    if (!strncmp(a, "--jit=", 6)) {
+        if (jit_mode_parse(a + 6, &o->jit))
+            return 0;
+        return fail_choice("JIT mode", a + 6, jit_modes, sizeof jit_modes / sizeof *jit_modes);
+    }
+    if (!strncmp(a, "--log=", 6)) {
+        /* a comma-separated list of topics; only the JIT logs so far */
+        char topics[256];
+        snprintf(topics, sizeof topics, "%s", a + 6);
+        for (char *save = NULL, *w = strtok_r(topics, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(w, "jit"))
+                o->tun.jit_log = 1;
+            else
+                return fail_choice("log topic", w, log_topics, sizeof log_topics / sizeof *log_topics);
+        }
+        return 0;
+    }
     char word[64];
     snprintf(word, sizeof word, "%.*s", (int)strcspn(a, "="), a);
     return fail_usage("unknown option '%s'", a,
@@ -270,7 +318,7 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
 
 int main(int argc, char **argv)
 {
-    Options o = {0};
+    Options o = {.jit = JIT_ON};
     vm_tunables_default(&o.tun);
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);

@@ -11,17 +11,22 @@
  *   memory; the GC scans it up to stack_hwm only.
  * - vm_run is the only place run-time errors unwind to (t->escape); after
  *   it returns, stdout has been flushed.
+ * - The program runs on a thread of its own whose C stack (vm.cstack,
+ *   reserved lazily) is large enough for vm.max_frames compiled frames, so
+ *   deep recursion ends with the same "stack overflow" (at the same depth)
+ *   whether the frames are interpreted, which use no C stack, or compiled.
  */
 #define GC_THREADS
 #include <gc/gc.h>
 
 #include "vm.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#define CSTACK_CAP (8u << 20)      /* C stack assumed at most this big */
+#define CSTACK_DEFAULT (8u << 20)  /* assumed when the stack cannot be queried */
 #define CSTACK_MARGIN (256u << 10) /* kept free for natives, printing, libc */
 
 static VmClass *builtin_class(const char *name, uint8_t rkind, VmClass *super)
@@ -125,16 +130,28 @@ VmThread *vm_thread_new(Vm *vm)
     t->frames_end = t->frames + frames;
     t->fp = t->frames - 1;
 
-    /* The limit is measured from here, near the thread's stack top; the
-     * margin covers what callers above already use. */
-    size_t size = CSTACK_CAP;
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < size)
-        size = rl.rlim_cur;
-    size_t margin = CSTACK_MARGIN < size / 4 ? CSTACK_MARGIN : size / 4;
+    /* The limit is the calling thread's real stack bottom plus a margin for
+     * natives, printing and libc. */
     char here;
-    uintptr_t top = (uintptr_t)&here;
-    t->cstack_limit = (char *)(top > size ? top - size + margin : margin);
+    uintptr_t lowest = 0;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *addr;
+        size_t sz;
+        if (pthread_attr_getstack(&attr, &addr, &sz) == 0 && (uintptr_t)addr < (uintptr_t)&here)
+            lowest = (uintptr_t)addr;
+        pthread_attr_destroy(&attr);
+    }
+    if (!lowest) {
+        size_t size = CSTACK_DEFAULT;
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < size)
+            size = rl.rlim_cur;
+        lowest = (uintptr_t)&here > size ? (uintptr_t)&here - size : 0;
+    }
+    size_t avail = (uintptr_t)&here - lowest;
+    size_t margin = CSTACK_MARGIN < avail / 4 ? CSTACK_MARGIN : avail / 4;
+    t->cstack_limit = (char *)(lowest + margin);
     return t;
 }
 
@@ -173,16 +190,10 @@ static void run_module(VmThread *t, VmModule *m)
     vm_call(t, mm, args);
 }
 
-int vm_run(Vm *vm, int argc, char **argv)
+/* Runs the module on the calling thread; returns the exit status. */
+static int run_here(Vm *vm)
 {
     VmModule *m = vm->module;
-    if (!m || !m->linked) {
-        fflush(stdout);
-        fprintf(stderr, "error: no linked module to run\n");
-        return 1;
-    }
-    vm->argc = argc < 0 ? 0 : argc;
-    vm->argv = argv;
     if (vm->main)
         vm_thread_free(vm->main);
     VmThread *t = vm_thread_new(vm);
@@ -202,4 +213,43 @@ int vm_run(Vm *vm, int argc, char **argv)
     fflush(stdout);
     vm_thread_free(t);
     return status;
+}
+
+typedef struct Runner {
+    Vm *vm;
+    int status;
+} Runner;
+
+static void *runner(void *arg)
+{
+    Runner *r = arg;
+    r->status = run_here(r->vm);
+    return NULL;
+}
+
+int vm_run(Vm *vm, int argc, char **argv)
+{
+    VmModule *m = vm->module;
+    if (!m || !m->linked) {
+        fflush(stdout);
+        fprintf(stderr, "error: no linked module to run\n");
+        return 1;
+    }
+    vm->argc = argc < 0 ? 0 : argc;
+    vm->argv = argv;
+    /* a thread with a big stack (pthread_create is the collector's, so the
+     * thread is registered); where that is refused, the current thread */
+    Runner r = {vm, 1};
+    pthread_attr_t attr;
+    pthread_t th;
+    bool started = false;
+    if (vm->tun.cstack > 0 && pthread_attr_init(&attr) == 0) {
+        started = pthread_attr_setstacksize(&attr, (size_t)vm->tun.cstack) == 0 &&
+                  pthread_create(&th, &attr, runner, &r) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!started)
+        return run_here(vm);
+    pthread_join(th, NULL);
+    return r.status;
 }

@@ -447,7 +447,16 @@ TEST(runtime_thread)
     CHECK(t->frames_end - t->frames == vm->tun.max_frames);
     char here;
     uintptr_t lim = (uintptr_t)t->cstack_limit, top = (uintptr_t)&here;
-    CHECK(lim < top && lim > top - (8u << 20));
+    /* inside this thread's real stack, below us, with room to work */
+    pthread_attr_t attr;
+    void *addr = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstack(&attr, &addr, &size);
+        pthread_attr_destroy(&attr);
+    }
+    CHECK(lim < top && top - lim >= (1u << 20));
+    CHECK(!addr || lim > (uintptr_t)addr);
     vm_thread_free(t);
 }
 

@@ -1,0 +1,1111 @@
+/* jit/codegen.c — IR to a gccjit function with the VM's calling convention,
+ * and jit_compile (IR passes → gccjit → assembly → loaded code).
+ *
+ * Input: a compile request (a linked method, IR options, an option set).
+ * Output: JitResult with the entry of a function
+ *     VmValue f(VmThread *t, VmMethod *m, VmValue *args)
+ * that behaves exactly like the interpreter running the method: same
+ * results, same run-time errors with the same messages and stack traces.
+ *
+ * Invariants of the generated code:
+ * - One gccjit local per IR local, typed: int and bool are `long`, float
+ *   `double`, references `void *`; non-parameters start at zero.
+ * - Entry pushes a VmFrame {m, pc, base} where vm_interp_entry would (base
+ *   = caller's base + caller's nregs), after the same C stack / frame /
+ *   register stack checks ("stack overflow" with the caller on top); every
+ *   return pops it.  Outside calls t->fp is this frame.
+ * - Before anything that can raise or call out, the frame's pc is the
+ *   instruction's; inside inlined code a run-time helper (runtime.c)
+ *   pushes one synthetic frame per inline level instead, so callees and
+ *   traces see exactly the interpreter's frames.  Checks branch to cold
+ *   blocks calling a raising helper.
+ * - Int arithmetic wraps (done in unsigned long); DIV/MOD check zero and
+ *   special-case -1; shifts mask the count with 63; F2I checks the range;
+ *   float branches and comparisons are NaN-correct (no fast-math).
+ * - VM data is reached by byte offsets computed here with offsetof (so the
+ *   generated code agrees with the C structs by construction), functions
+ *   by address constants (no symbol imports in the loaded object).
+ * - Any op this file does not know fails the compile cleanly.
+ */
+#include "jit_int.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Cg {
+    gcc_jit_context *c;
+    IrFunc *f;
+    VmMethod *m;
+    VmError *err;
+    bool failed;
+    gcc_jit_function *fn;
+    gcc_jit_type *t_void, *t_long, *t_ulong, *t_double, *t_vptr, *t_uchar, *t_uint, *t_bool, *t_charp;
+    gcc_jit_type *t_value, *t_valuep, *t_entry;
+    gcc_jit_field *fld_i, *fld_f, *fld_p;
+    gcc_jit_rvalue *thread, *args;
+    gcc_jit_lvalue **loc;
+    gcc_jit_lvalue *frame, *frame0, *argbuf, *ret, *tmp_m, *tmp_c;
+    gcc_jit_block **bb;
+    gcc_jit_block *cur;
+    gcc_jit_function *expect;      /* __builtin_expect, NULL if unavailable */
+    JitWhere **wheres;             /* owned until the compile succeeds */
+    uint32_t nwheres, capwheres;
+    uint32_t ntemps;
+} Cg;
+
+/* ---- small builders ------------------------------------------------------ */
+
+static gcc_jit_rvalue *lng(Cg *g, int64_t v)
+{
+    return gcc_jit_context_new_rvalue_from_long(g->c, g->t_long, (long)v);
+}
+
+static gcc_jit_rvalue *ptr(Cg *g, const void *p)
+{
+    return gcc_jit_context_new_rvalue_from_ptr(g->c, g->t_vptr, (void *)p);
+}
+
+static gcc_jit_rvalue *rv(gcc_jit_lvalue *l)
+{
+    return gcc_jit_lvalue_as_rvalue(l);
+}
+
+static gcc_jit_rvalue *R(Cg *g, int32_t local)
+{
+    return rv(g->loc[local]);
+}
+
+static gcc_jit_rvalue *cast(Cg *g, gcc_jit_rvalue *v, gcc_jit_type *t)
+{
+    return gcc_jit_context_new_cast(g->c, NULL, v, t);
+}
+
+/* (char *)p + off, as void * */
+static gcc_jit_rvalue *ptr_add(Cg *g, gcc_jit_rvalue *p, gcc_jit_rvalue *off)
+{
+    gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, cast(g, p, g->t_charp), off);
+    return cast(g, gcc_jit_lvalue_get_address(a, NULL), g->t_vptr);
+}
+
+/* *(ty *)((char *)p + off) */
+static gcc_jit_lvalue *mem(Cg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty)
+{
+    gcc_jit_rvalue *a = off ? ptr_add(g, p, lng(g, (int64_t)off)) : p;
+    return gcc_jit_rvalue_dereference(cast(g, a, gcc_jit_type_get_pointer(ty)), NULL);
+}
+
+/* ((ty *)((char *)p + off))[idx] */
+static gcc_jit_lvalue *elem(Cg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty, gcc_jit_rvalue *idx)
+{
+    gcc_jit_rvalue *a = cast(g, ptr_add(g, p, lng(g, (int64_t)off)), gcc_jit_type_get_pointer(ty));
+    return gcc_jit_context_new_array_access(g->c, NULL, a, idx);
+}
+
+static gcc_jit_rvalue *cmp(Cg *g, enum gcc_jit_comparison op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
+{
+    return gcc_jit_context_new_comparison(g->c, NULL, op, a, b);
+}
+
+static gcc_jit_rvalue *bin(Cg *g, enum gcc_jit_binary_op op, gcc_jit_type *t, gcc_jit_rvalue *a,
+                           gcc_jit_rvalue *b)
+{
+    return gcc_jit_context_new_binary_op(g->c, NULL, op, t, a, b);
+}
+
+/* long op long computed in unsigned long: wraps like the interpreter */
+static gcc_jit_rvalue *wrap(Cg *g, enum gcc_jit_binary_op op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
+{
+    return cast(g, bin(g, op, g->t_ulong, cast(g, a, g->t_ulong), cast(g, b, g->t_ulong)), g->t_long);
+}
+
+static gcc_jit_rvalue *null(Cg *g)
+{
+    return gcc_jit_context_null(g->c, g->t_vptr);
+}
+
+static gcc_jit_rvalue *to_long(Cg *g, gcc_jit_rvalue *b)
+{
+    return cast(g, b, g->t_long);
+}
+
+/* A call of the C function fn (by address). */
+static gcc_jit_rvalue *call(Cg *g, void *fn, gcc_jit_type *ret, int n, gcc_jit_type **pt, gcc_jit_rvalue **a)
+{
+    gcc_jit_type *ft = gcc_jit_context_new_function_ptr_type(g->c, NULL, ret, n, pt, 0);
+    gcc_jit_rvalue *f = gcc_jit_context_new_rvalue_from_ptr(g->c, ft, fn);
+    return gcc_jit_context_new_call_through_ptr(g->c, NULL, f, n, a);
+}
+
+#define FN(f) ((void *)(f))
+
+/* A fresh local (gccjit wants a name). */
+static gcc_jit_lvalue *temp(Cg *g, gcc_jit_type *t)
+{
+    char name[32];
+    snprintf(name, sizeof name, "tmp%u", g->ntemps++);
+    return gcc_jit_function_new_local(g->fn, NULL, t, name);
+}
+
+static gcc_jit_block *blk(Cg *g)
+{
+    return gcc_jit_function_new_block(g->fn, NULL);
+}
+
+static void assign(Cg *g, gcc_jit_lvalue *l, gcc_jit_rvalue *r)
+{
+    gcc_jit_block_add_assignment(g->cur, NULL, l, r);
+}
+
+static void eval(Cg *g, gcc_jit_rvalue *r)
+{
+    gcc_jit_block_add_eval(g->cur, NULL, r);
+}
+
+static gcc_jit_rvalue *unlikely(Cg *g, gcc_jit_rvalue *cond)
+{
+    if (!g->expect)
+        return cond;
+    gcc_jit_rvalue *a[2] = {to_long(g, cond), lng(g, 0)};
+    return cmp(g, GCC_JIT_COMPARISON_NE, gcc_jit_context_new_call(g->c, NULL, g->expect, 2, a), lng(g, 0));
+}
+
+/* Branches to a new cold block when cond holds; the caller fills it and
+ * closes it with end_fail.  Code continues in a fresh block. */
+static gcc_jit_block *fail_if(Cg *g, gcc_jit_rvalue *cond)
+{
+    gcc_jit_block *bad = blk(g), *ok = blk(g);
+    gcc_jit_block_end_with_conditional(g->cur, NULL, unlikely(g, cond), bad, ok);
+    g->cur = ok;
+    return bad;
+}
+
+static void end_fail(Cg *g, gcc_jit_block *bad, gcc_jit_rvalue *raise)
+{
+    gcc_jit_block_add_eval(bad, NULL, raise);
+    gcc_jit_block_end_with_return(bad, NULL, rv(g->ret));
+}
+
+/* ---- types ----------------------------------------------------------------- */
+
+static gcc_jit_type *ltype(Cg *g, const VmType *t)
+{
+    switch (t->kind) {
+    case VM_T_INT:
+    case VM_T_BOOL:
+        return g->t_long;
+    case VM_T_FLOAT:
+        return g->t_double;
+    default:
+        return g->t_vptr;
+    }
+}
+
+static gcc_jit_type *local_type(Cg *g, int32_t local)
+{
+    return ltype(g, g->f->locals[local].type);
+}
+
+static gcc_jit_field *member(Cg *g, const VmType *t)
+{
+    switch (t->kind) {
+    case VM_T_INT:
+    case VM_T_BOOL:
+        return g->fld_i;
+    case VM_T_FLOAT:
+        return g->fld_f;
+    default:
+        return g->fld_p;
+    }
+}
+
+static gcc_jit_field *local_member(Cg *g, int32_t local)
+{
+    return member(g, g->f->locals[local].type);
+}
+
+static gcc_jit_rvalue *zero_of(Cg *g, gcc_jit_type *t)
+{
+    if (t == g->t_vptr)
+        return null(g);
+    return gcc_jit_context_zero(g->c, t);
+}
+
+/* ---- where an instruction is (stack traces) ------------------------------- */
+
+static JitWhere *where(Cg *g, const IrInsn *in)
+{
+    uint32_t n = 1;
+    for (const IrInline *s = in->site; s; s = s->parent)
+        n++;
+    JitWhere *w = malloc(sizeof *w + n * sizeof w->lv[0]);
+    if (!w || (g->nwheres == g->capwheres &&
+               !(g->wheres = realloc(g->wheres, (g->capwheres = g->capwheres ? 2 * g->capwheres : 16) *
+                                                    sizeof *g->wheres)))) {
+        free(w);
+        g->failed = true;
+        vm_fail(g->err, "%s: out of memory", g->m->name);
+        static JitWhere none = {0};
+        return &none;
+    }
+    g->wheres[g->nwheres++] = w;
+    w->n = n;
+    /* innermost last: the insn itself, then each call site outward */
+    uint32_t k = n - 1;
+    w->lv[k].m = in->origin;
+    w->lv[k].pc = in->pc;
+    for (const IrInline *s = in->site; s; s = s->parent) {
+        k--;
+        w->lv[k].m = s->caller;
+        w->lv[k].pc = s->call_pc;
+    }
+    return w;
+}
+
+static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra, gcc_jit_type **et,
+                                  gcc_jit_rvalue **ea)
+{
+    gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr};
+    gcc_jit_rvalue *a[4] = {g->thread, ptr(g, where(g, in))};
+    for (int i = 0; i < nextra; i++) {
+        pt[2 + i] = et[i];
+        a[2 + i] = ea[i];
+    }
+    return call(g, fn, g->t_void, 2 + nextra, pt, a);
+}
+
+static void check_null(Cg *g, const IrInsn *in, gcc_jit_rvalue *p)
+{
+    gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, p, null(g)));
+    end_fail(g, bad, raise_call(g, FN(jit_rt_raise_null), in, 0, NULL, NULL));
+}
+
+static void check_index(Cg *g, const IrInsn *in, gcc_jit_rvalue *idx, gcc_jit_rvalue *len)
+{
+    gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_GE, cast(g, idx, g->t_ulong), cast(g, len, g->t_ulong)));
+    gcc_jit_type *et[2] = {g->t_long, g->t_long};
+    gcc_jit_rvalue *ea[2] = {idx, len};
+    end_fail(g, bad, raise_call(g, FN(jit_rt_raise_bounds), in, 2, et, ea));
+}
+
+/* Before a call out of compiled code: the frame's pc, or the inline chain. */
+static void out_begin(Cg *g, const IrInsn *in)
+{
+    if (!in->site) {
+        VmMethod *m = g->m;
+        const VmInsn *pc = in->pc < m->ncode ? &m->code[in->pc] : m->code;
+        assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), ptr(g, pc));
+        return;
+    }
+    gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
+    gcc_jit_rvalue *a[2] = {g->thread, ptr(g, where(g, in))};
+    eval(g, call(g, FN(jit_rt_push_chain), g->t_void, 2, pt, a));
+}
+
+static void out_end(Cg *g, const IrInsn *in)
+{
+    if (in->site)
+        assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), rv(g->frame));
+}
+
+/* ---- the prologue ----------------------------------------------------------- */
+
+static void prologue(Cg *g)
+{
+    VmMethod *m = g->m;
+    gcc_jit_rvalue *t = g->thread;
+    assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, g->fld_i), lng(g, 0));
+
+    /* C stack: the address of a local against t->cstack_limit */
+    gcc_jit_lvalue *anchor = gcc_jit_function_new_local(g->fn, NULL, g->t_long, "anchor");
+    assign(g, anchor, lng(g, 0));
+    gcc_jit_rvalue *here = cast(g, gcc_jit_lvalue_get_address(anchor, NULL), g->t_vptr);
+    gcc_jit_rvalue *limit = rv(mem(g, t, offsetof(VmThread, cstack_limit), g->t_vptr));
+    gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_LT, here, limit));
+    gcc_jit_type *pt1[1] = {g->t_vptr};
+    gcc_jit_rvalue *a1[1] = {t};
+    end_fail(g, bad, call(g, FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
+
+    /* base = fp >= frames ? fp->base + fp->m->nregs : t->stack */
+    assign(g, g->frame0, rv(mem(g, t, offsetof(VmThread, fp), g->t_vptr)));
+    gcc_jit_lvalue *base = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "base");
+    gcc_jit_block *below = blk(g), *bottom = blk(g), *join = blk(g);
+    gcc_jit_rvalue *frames = rv(mem(g, t, offsetof(VmThread, frames), g->t_vptr));
+    gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_GE, rv(g->frame0), frames),
+                                       below, bottom);
+    g->cur = below;
+    gcc_jit_rvalue *fm = rv(mem(g, rv(g->frame0), offsetof(VmFrame, m), g->t_vptr));
+    gcc_jit_rvalue *nregs = cast(g, rv(mem(g, fm, offsetof(VmMethod, nregs), g->t_uint)), g->t_long);
+    assign(g, base, ptr_add(g, rv(mem(g, rv(g->frame0), offsetof(VmFrame, base), g->t_vptr)),
+                            bin(g, GCC_JIT_BINARY_OP_MULT, g->t_long, nregs, lng(g, sizeof(VmValue)))));
+    gcc_jit_block_end_with_jump(g->cur, NULL, join);
+    g->cur = bottom;
+    assign(g, base, rv(mem(g, t, offsetof(VmThread, stack), g->t_vptr)));
+    gcc_jit_block_end_with_jump(g->cur, NULL, join);
+    g->cur = join;
+
+    /* frames and register stack, as vm_interp_entry checks them */
+    gcc_jit_rvalue *next = ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame)));
+    gcc_jit_rvalue *fend = rv(mem(g, t, offsetof(VmThread, frames_end), g->t_vptr));
+    gcc_jit_rvalue *top = ptr_add(g, rv(base), lng(g, (int64_t)m->nregs * (int64_t)sizeof(VmValue)));
+    gcc_jit_rvalue *send = rv(mem(g, t, offsetof(VmThread, stack_end), g->t_vptr));
+    gcc_jit_rvalue *over = gcc_jit_context_new_binary_op(
+        g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool, cmp(g, GCC_JIT_COMPARISON_GE, next, fend),
+        cmp(g, GCC_JIT_COMPARISON_GT, top, send));
+    bad = fail_if(g, over);
+    end_fail(g, bad, call(g, FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
+
+    assign(g, g->frame, ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame))));
+    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, m), g->t_vptr), ptr(g, m));
+    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, base), g->t_vptr), rv(base));
+    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), ptr(g, m->code));
+    assign(g, mem(g, t, offsetof(VmThread, fp), g->t_vptr), rv(g->frame));
+
+    /* parameters from args[], the other locals zero */
+    for (uint32_t i = 0; i < g->f->nlocals; i++) {
+        if (i < g->f->nparams) {
+            gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
+            assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
+        } else {
+            assign(g, g->loc[i], zero_of(g, local_type(g, (int32_t)i)));
+        }
+    }
+}
+
+static void epilogue_return(Cg *g)
+{
+    assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), rv(g->frame0));
+    gcc_jit_block_end_with_return(g->cur, NULL, rv(g->ret));
+}
+
+/* ---- calls ------------------------------------------------------------------ */
+
+/* argbuf[i] = locals first .. first+n-1; returns &argbuf[0]. */
+static gcc_jit_rvalue *marshal(Cg *g, int32_t first, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        gcc_jit_lvalue *slot = gcc_jit_context_new_array_access(g->c, NULL, rv(g->argbuf), lng(g, i));
+        assign(g, gcc_jit_lvalue_access_field(slot, NULL, local_member(g, first + (int32_t)i)),
+               R(g, first + (int32_t)i));
+    }
+    return gcc_jit_lvalue_get_address(gcc_jit_context_new_array_access(g->c, NULL, rv(g->argbuf), lng(g, 0)),
+                                      NULL);
+}
+
+/* dst = the VmValue result r (or evaluate it for void callees). */
+static void take_result(Cg *g, const IrInsn *in, gcc_jit_rvalue *r)
+{
+    if (in->dst == IR_NONE) {
+        eval(g, r);
+        return;
+    }
+    gcc_jit_lvalue *tmp = temp(g, g->t_value);
+    assign(g, tmp, r);
+    assign(g, g->loc[in->dst], rv(gcc_jit_lvalue_access_field(tmp, NULL, local_member(g, in->dst))));
+}
+
+/* Calls method cm (an rvalue) through its current entry. */
+static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *argp)
+{
+    out_begin(g, in);
+    gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
+    gcc_jit_rvalue *a[3] = {g->thread, cm, argp};
+    take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+    out_end(g, in);
+}
+
+static void emit_call(Cg *g, const IrInsn *in)
+{
+    int64_t n = in->imm.i;
+    switch (in->op) {
+    case IR_CALL: {
+        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        invoke(g, in, ptr(g, in->aux), argp);
+        return;
+    }
+    case IR_CALLV: {
+        VmCallSite *s = in->aux;
+        gcc_jit_rvalue *o = R(g, in->src[0]);
+        check_null(g, in, o);
+        gcc_jit_rvalue *cls = rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr));
+        gcc_jit_rvalue *vt = rv(mem(g, cls, offsetof(VmClass, vt), g->t_vptr));
+        assign(g, g->tmp_m, rv(mem(g, vt, (size_t)s->target->slot * sizeof(void *), g->t_vptr)));
+        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        invoke(g, in, rv(g->tmp_m), argp);
+        return;
+    }
+    case IR_CALLI: {
+        VmCallSite *s = in->aux;
+        gcc_jit_rvalue *o = R(g, in->src[0]);
+        check_null(g, in, o);
+        assign(g, g->tmp_c, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)));
+        gcc_jit_rvalue *sp = ptr(g, s);
+        gcc_jit_rvalue *c0 = rv(mem(g, sp, offsetof(VmCallSite, seen[0].cls), g->t_vptr));
+        gcc_jit_rvalue *m0 = rv(mem(g, sp, offsetof(VmCallSite, seen[0].m), g->t_vptr));
+        gcc_jit_block *fast = blk(g), *slow = blk(g), *join = blk(g);
+        gcc_jit_rvalue *hit = gcc_jit_context_new_binary_op(
+            g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_AND, g->t_bool, cmp(g, GCC_JIT_COMPARISON_EQ, c0, rv(g->tmp_c)),
+            cmp(g, GCC_JIT_COMPARISON_NE, m0, null(g)));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, hit, fast, slow);
+        g->cur = fast;
+        assign(g, g->tmp_m, m0);
+        gcc_jit_lvalue *cnt = mem(g, sp, offsetof(VmCallSite, seen[0].count), g->t_ulong);
+        assign(g, cnt, bin(g, GCC_JIT_BINARY_OP_PLUS, g->t_ulong, rv(cnt),
+                           gcc_jit_context_one(g->c, g->t_ulong)));
+        gcc_jit_block_end_with_jump(g->cur, NULL, join);
+        g->cur = slow;
+        out_begin(g, in);
+        gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_vptr};
+        gcc_jit_rvalue *a[3] = {g->thread, sp, rv(g->tmp_c)};
+        assign(g, g->tmp_m, call(g, FN(jit_rt_iface), g->t_vptr, 3, pt, a));
+        out_end(g, in);
+        gcc_jit_block_end_with_jump(g->cur, NULL, join);
+        g->cur = join;
+        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        invoke(g, in, rv(g->tmp_m), argp);
+        return;
+    }
+    case IR_CALLF: {
+        gcc_jit_rvalue *cl = R(g, in->src[0]);
+        check_null(g, in, cl);
+        assign(g, g->tmp_m, rv(mem(g, cl, offsetof(VmClosure, method), g->t_vptr)));
+        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        invoke(g, in, rv(g->tmp_m), argp);
+        return;
+    }
+    case IR_CALLN: {
+        VmNative *nat = in->aux;
+        gcc_jit_rvalue *argp = n > 0 ? marshal(g, in->src[0], n) : marshal(g, 0, 0);
+        gcc_jit_rvalue *r;
+        if (in->site) {
+            gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr, g->t_vptr, g->t_valuep};
+            gcc_jit_rvalue *a[4] = {g->thread, ptr(g, where(g, in)), ptr(g, nat), argp};
+            r = call(g, FN(jit_rt_native_at), g->t_value, 4, pt, a);
+        } else if (nat->builtin) {
+            out_begin(g, in);
+            gcc_jit_type *pt[2] = {g->t_vptr, g->t_valuep};
+            gcc_jit_rvalue *a[2] = {g->thread, argp};
+            r = call(g, FN(nat->builtin), g->t_value, 2, pt, a);
+        } else {
+            out_begin(g, in);
+            gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_valuep};
+            gcc_jit_rvalue *a[3] = {g->thread, ptr(g, nat), argp};
+            r = call(g, FN(vm_native_call), g->t_value, 3, pt, a);
+        }
+        take_result(g, in, r);
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+/* Allocation: fn_plain(t, extra...) with the pc saved, or fn_at(t, where,
+ * extra...) from inlined code. */
+static gcc_jit_rvalue *alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n,
+                                  gcc_jit_type **et, gcc_jit_rvalue **ea)
+{
+    gcc_jit_type *pt[5] = {g->t_vptr};
+    gcc_jit_rvalue *a[5] = {g->thread};
+    int k = 1;
+    if (in->site) {
+        pt[k] = g->t_vptr;
+        a[k++] = ptr(g, where(g, in));
+    } else {
+        out_begin(g, in);
+    }
+    for (int i = 0; i < n; i++) {
+        pt[k] = et[i];
+        a[k++] = ea[i];
+    }
+    return call(g, in->site ? fn_at : fn_plain, g->t_vptr, k, pt, a);
+}
+
+/* ---- type tests --------------------------------------------------------------- */
+
+/* dst = (o is of type ty) as long; o non-null is established by the caller's
+ * branch.  Class targets inline the display test of the interpreter. */
+static void instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty)
+{
+    if (ty->kind == VM_T_CLASS && ty->cls) {
+        VmClass *k = ty->cls;
+        gcc_jit_block *has = blk(g), *deep = blk(g), *done = blk(g);
+        assign(g, dst, lng(g, 0));
+        assign(g, g->tmp_c, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)));
+        gcc_jit_rvalue *disp = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, display), g->t_vptr));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, disp, null(g)), has, done);
+        g->cur = has;
+        gcc_jit_rvalue *depth = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, depth), g->t_uint));
+        gcc_jit_block_end_with_conditional(
+            g->cur, NULL,
+            cmp(g, GCC_JIT_COMPARISON_GE, depth, gcc_jit_context_new_rvalue_from_int(g->c, g->t_uint, (int)k->depth)),
+            deep, done);
+        g->cur = deep;
+        gcc_jit_rvalue *at = rv(mem(g, disp, (size_t)k->depth * sizeof(void *), g->t_vptr));
+        assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, at, ptr(g, k))));
+        gcc_jit_block_end_with_jump(g->cur, NULL, done);
+        g->cur = done;
+        return;
+    }
+    gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
+    gcc_jit_rvalue *a[2] = {o, ptr(g, ty)};
+    assign(g, dst, call(g, FN(jit_rt_instance_of), g->t_long, 2, pt, a));
+}
+
+/* ---- one instruction ------------------------------------------------------------ */
+
+static bool emit_insn(Cg *g, const IrInsn *in)
+{
+    gcc_jit_context *c = g->c;
+    gcc_jit_lvalue *D = in->dst >= 0 ? g->loc[in->dst] : NULL;
+    gcc_jit_rvalue *a = in->src[0] >= 0 ? R(g, in->src[0]) : NULL;
+    gcc_jit_rvalue *b = in->src[1] >= 0 ? R(g, in->src[1]) : NULL;
+    gcc_jit_rvalue *x = in->src[2] >= 0 ? R(g, in->src[2]) : NULL;
+    uint32_t flags = in->op < IR_OP_COUNT ? ir_op_info[in->op].flags : 0;
+    const IrOpInfo *info = in->op < IR_OP_COUNT ? &ir_op_info[in->op] : NULL;
+    if (!info)
+        return vm_fail(g->err, "%s: bad IR op %u", g->m->name, in->op);
+    if ((info->ndst && in->dst < 0 && !(flags & IR_OPF_CALL)) || (info->nsrc >= 1 && !a && !(flags & IR_OPF_CALL) && in->op != IR_CLOS) ||
+        (info->nsrc >= 2 && !b && in->op != IR_BR) || (info->nsrc >= 3 && !x))
+        return vm_fail(g->err, "%s: malformed %s", g->m->name, info->name);
+    enum gcc_jit_comparison cop = GCC_JIT_COMPARISON_EQ;
+    enum gcc_jit_binary_op bop = GCC_JIT_BINARY_OP_PLUS;
+    switch (in->op) {
+    case IR_MOV: assign(g, D, a); return true;
+    case IR_ZERO: assign(g, D, zero_of(g, local_type(g, in->dst))); return true;
+    case IR_LDI: assign(g, D, lng(g, in->imm.i)); return true;
+    case IR_LDF: {
+        /* through the bits: exact for NaN payloads and -0.0 */
+        gcc_jit_rvalue *bits = lng(g, in->imm.i);
+        assign(g, D, gcc_jit_context_new_bitcast(c, NULL, bits, g->t_double));
+        return true;
+    }
+    case IR_LDNULL: assign(g, D, null(g)); return true;
+    case IR_LDK: assign(g, D, ptr(g, in->aux)); return true;
+    case IR_LDG: assign(g, D, rv(mem(g, ptr(g, in->aux), 0, local_type(g, in->dst)))); return true;
+    case IR_STG: assign(g, mem(g, ptr(g, in->aux), 0, local_type(g, in->src[0])), a); return true;
+
+    case IR_ADD: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_PLUS, a, b)); return true;
+    case IR_SUB: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_MINUS, a, b)); return true;
+    case IR_MUL: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_MULT, a, b)); return true;
+    case IR_ADDK: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_PLUS, a, lng(g, in->imm.i))); return true;
+    case IR_NEG: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_MINUS, lng(g, 0), a)); return true;
+    case IR_AND: assign(g, D, bin(g, GCC_JIT_BINARY_OP_BITWISE_AND, g->t_long, a, b)); return true;
+    case IR_OR: assign(g, D, bin(g, GCC_JIT_BINARY_OP_BITWISE_OR, g->t_long, a, b)); return true;
+    case IR_XOR: assign(g, D, bin(g, GCC_JIT_BINARY_OP_BITWISE_XOR, g->t_long, a, b)); return true;
+    case IR_BNOT:
+        assign(g, D, gcc_jit_context_new_unary_op(c, NULL, GCC_JIT_UNARY_OP_BITWISE_NEGATE, g->t_long, a));
+        return true;
+    case IR_SHL:
+    case IR_SHR:
+    case IR_USHR: {
+        gcc_jit_rvalue *n = bin(g, GCC_JIT_BINARY_OP_BITWISE_AND, g->t_long, b, lng(g, 63));
+        if (in->op == IR_SHR)
+            assign(g, D, bin(g, GCC_JIT_BINARY_OP_RSHIFT, g->t_long, a, n));
+        else
+            assign(g, D, cast(g, bin(g, in->op == IR_SHL ? GCC_JIT_BINARY_OP_LSHIFT : GCC_JIT_BINARY_OP_RSHIFT,
+                                     g->t_ulong, cast(g, a, g->t_ulong), cast(g, n, g->t_ulong)),
+                              g->t_long));
+        return true;
+    }
+    case IR_DIV:
+    case IR_MOD: {
+        gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, b, lng(g, 0)));
+        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_div0), in, 0, NULL, NULL));
+        gcc_jit_block *m1 = blk(g), *norm = blk(g), *join = blk(g);
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, b, lng(g, -1)), m1, norm);
+        g->cur = m1;
+        /* MIN / -1 overflows in C: the wrapped quotient is -a, the remainder 0 */
+        assign(g, D, in->op == IR_DIV ? wrap(g, GCC_JIT_BINARY_OP_MINUS, lng(g, 0), a) : lng(g, 0));
+        gcc_jit_block_end_with_jump(g->cur, NULL, join);
+        g->cur = norm;
+        assign(g, D, bin(g, in->op == IR_DIV ? GCC_JIT_BINARY_OP_DIVIDE : GCC_JIT_BINARY_OP_MODULO, g->t_long, a, b));
+        gcc_jit_block_end_with_jump(g->cur, NULL, join);
+        g->cur = join;
+        return true;
+    }
+
+    case IR_FADD: bop = GCC_JIT_BINARY_OP_PLUS; goto fbin;
+    case IR_FSUB: bop = GCC_JIT_BINARY_OP_MINUS; goto fbin;
+    case IR_FMUL: bop = GCC_JIT_BINARY_OP_MULT; goto fbin;
+    case IR_FDIV: bop = GCC_JIT_BINARY_OP_DIVIDE; goto fbin;
+    fbin:
+        assign(g, D, bin(g, bop, g->t_double, a, b));
+        return true;
+    case IR_FNEG: assign(g, D, gcc_jit_context_new_unary_op(c, NULL, GCC_JIT_UNARY_OP_MINUS, g->t_double, a)); return true;
+    case IR_I2F: assign(g, D, cast(g, a, g->t_double)); return true;
+    case IR_F2I: {
+        gcc_jit_rvalue *lo = gcc_jit_context_new_rvalue_from_double(c, g->t_double, -0x1p63);
+        gcc_jit_rvalue *hi = gcc_jit_context_new_rvalue_from_double(c, g->t_double, 0x1p63);
+        gcc_jit_rvalue *in_range = gcc_jit_context_new_binary_op(
+            c, NULL, GCC_JIT_BINARY_OP_LOGICAL_AND, g->t_bool, cmp(g, GCC_JIT_COMPARISON_GE, a, lo),
+            cmp(g, GCC_JIT_COMPARISON_LT, a, hi));
+        gcc_jit_block *bad = fail_if(g, gcc_jit_context_new_unary_op(c, NULL, GCC_JIT_UNARY_OP_LOGICAL_NEGATE,
+                                                                     g->t_bool, in_range));
+        gcc_jit_type *et[1] = {g->t_double};
+        gcc_jit_rvalue *ea[1] = {a};
+        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_f2i), in, 1, et, ea));
+        assign(g, D, cast(g, a, g->t_long));
+        return true;
+    }
+
+    case IR_EQ: case IR_FEQ: case IR_BEQ: case IR_REQ: cop = GCC_JIT_COMPARISON_EQ; goto compare;
+    case IR_NE: case IR_FNE: case IR_BNE: case IR_RNE: cop = GCC_JIT_COMPARISON_NE; goto compare;
+    case IR_LT: case IR_FLT: cop = GCC_JIT_COMPARISON_LT; goto compare;
+    case IR_LE: case IR_FLE: cop = GCC_JIT_COMPARISON_LE; goto compare;
+    compare:
+        assign(g, D, to_long(g, cmp(g, cop, a, b)));
+        return true;
+    case IR_NOT: assign(g, D, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, a, lng(g, 0)))); return true;
+    case IR_SEQ: {
+        gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
+        gcc_jit_rvalue *args[2] = {a, b};
+        assign(g, D, call(g, FN(jit_rt_seq), g->t_long, 2, pt, args));
+        return true;
+    }
+
+    case IR_SCAT: {
+        gcc_jit_rvalue *either = gcc_jit_context_new_binary_op(
+            c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool, cmp(g, GCC_JIT_COMPARISON_EQ, a, null(g)),
+            cmp(g, GCC_JIT_COMPARISON_EQ, b, null(g)));
+        gcc_jit_block *bad = fail_if(g, either);
+        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_null), in, 0, NULL, NULL));
+        gcc_jit_type *et[2] = {g->t_vptr, g->t_vptr};
+        gcc_jit_rvalue *ea[2] = {a, b};
+        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_string_concat), FN(jit_rt_concat_at), 2, et, ea);
+        assign(g, D, r);
+        out_end(g, in);
+        return true;
+    }
+    case IR_SLEN:
+    case IR_ALEN:
+        check_null(g, in, a);
+        assign(g, D, rv(mem(g, a, in->op == IR_SLEN ? offsetof(VmString, length) : offsetof(VmArray, length),
+                            g->t_long)));
+        return true;
+    case IR_SGET:
+        check_null(g, in, a);
+        check_index(g, in, b, rv(mem(g, a, offsetof(VmString, length), g->t_long)));
+        assign(g, D, cast(g, rv(elem(g, a, offsetof(VmString, bytes), g->t_uchar, b)), g->t_long));
+        return true;
+
+    case IR_NEW: {
+        gcc_jit_type *et[1] = {g->t_vptr};
+        gcc_jit_rvalue *ea[1] = {ptr(g, in->aux)};
+        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_new_object), FN(jit_rt_new_object_at), 1, et, ea);
+        assign(g, D, r);
+        return true;
+    }
+    case IR_NEWA: {
+        gcc_jit_type *et[2] = {g->t_vptr, g->t_long};
+        gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), a};
+        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_new_array), FN(jit_rt_new_array_at), 2, et, ea);
+        assign(g, D, r);
+        return true;
+    }
+    case IR_GETF:
+        check_null(g, in, a);
+        assign(g, D, rv(mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),
+                            local_type(g, in->dst))));
+        return true;
+    case IR_PUTF:
+        check_null(g, in, a);
+        assign(g, mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),
+                      local_type(g, in->src[1])),
+               b);
+        return true;
+    case IR_AGETI:
+    case IR_AGETF:
+    case IR_AGETB:
+    case IR_AGETR: {
+        check_null(g, in, a);
+        check_index(g, in, b, rv(mem(g, a, offsetof(VmArray, length), g->t_long)));
+        gcc_jit_type *et = in->op == IR_AGETI ? g->t_long : in->op == IR_AGETF ? g->t_double
+                         : in->op == IR_AGETB ? g->t_uchar : g->t_vptr;
+        gcc_jit_rvalue *v = rv(elem(g, a, offsetof(VmArray, data), et, b));
+        assign(g, D, in->op == IR_AGETB ? cast(g, v, g->t_long) : v);
+        return true;
+    }
+    case IR_APUTI:
+    case IR_APUTF:
+    case IR_APUTB:
+    case IR_APUTR: {
+        check_null(g, in, a);
+        check_index(g, in, b, rv(mem(g, a, offsetof(VmArray, length), g->t_long)));
+        gcc_jit_type *et = in->op == IR_APUTI ? g->t_long : in->op == IR_APUTF ? g->t_double
+                         : in->op == IR_APUTB ? g->t_uchar : g->t_vptr;
+        assign(g, elem(g, a, offsetof(VmArray, data), et, b), in->op == IR_APUTB ? cast(g, x, g->t_uchar) : x);
+        return true;
+    }
+    case IR_ISA: {
+        /* the result goes through a temporary: dst may be src0's local */
+        gcc_jit_lvalue *r = temp(g, g->t_long);
+        gcc_jit_lvalue *o = temp(g, g->t_vptr);
+        assign(g, o, a);
+        assign(g, r, lng(g, 0));
+        gcc_jit_block *nn = blk(g), *done = blk(g);
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(o), null(g)), nn, done);
+        g->cur = nn;
+        instance_test(g, r, rv(o), in->aux);
+        gcc_jit_block_end_with_jump(g->cur, NULL, done);
+        g->cur = done;
+        assign(g, D, rv(r));
+        return true;
+    }
+    case IR_CAST: {
+        gcc_jit_lvalue *r = temp(g, g->t_long);
+        gcc_jit_lvalue *o = temp(g, g->t_vptr);
+        assign(g, o, a);
+        gcc_jit_block *nn = blk(g), *done = blk(g);
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(o), null(g)), nn, done);
+        g->cur = nn;
+        instance_test(g, r, rv(o), in->aux);
+        gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, rv(r), lng(g, 0)));
+        gcc_jit_type *et[2] = {g->t_vptr, g->t_vptr};
+        gcc_jit_rvalue *ea[2] = {rv(o), ptr(g, in->aux)};
+        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_cast), in, 2, et, ea));
+        gcc_jit_block_end_with_jump(g->cur, NULL, done);
+        g->cur = done;
+        assign(g, D, rv(o));
+        return true;
+    }
+
+    case IR_CALL:
+    case IR_CALLV:
+    case IR_CALLI:
+    case IR_CALLF:
+    case IR_CALLN:
+        emit_call(g, in);
+        return true;
+    case IR_CLOS: {
+        gcc_jit_rvalue *caps = in->imm.i > 0 ? marshal(g, in->src[0], in->imm.i) : marshal(g, 0, 0);
+        gcc_jit_type *et[2] = {g->t_vptr, g->t_valuep};
+        gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), caps};
+        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_new_closure), FN(jit_rt_closure_at), 2, et, ea);
+        assign(g, D, r);
+        return true;
+    }
+    case IR_LDCAP:
+        assign(g, D, rv(mem(g, a, offsetof(VmClosure, caps) + (size_t)in->imm.i * sizeof(VmValue),
+                            local_type(g, in->dst))));
+        return true;
+    default:
+        return vm_fail(g->err, "%s: IR op %s is not supported by the JIT", g->m->name, info->name);
+    }
+}
+
+/* Allocation helpers of inlined code pop their own frames; plain ones need
+ * nothing: out_end only matters after the raw call sequences. */
+
+/* ---- terminators ------------------------------------------------------------------ */
+
+static gcc_jit_rvalue *branch_cond(Cg *g, const IrInsn *in)
+{
+    gcc_jit_rvalue *a = R(g, in->src[0]);
+    gcc_jit_rvalue *b = in->src[1] >= 0 ? R(g, in->src[1]) : lng(g, in->imm.i);
+    switch ((IrCond)in->cc) {
+    case IR_CC_T: return cmp(g, GCC_JIT_COMPARISON_NE, a, lng(g, 0));
+    case IR_CC_F: return cmp(g, GCC_JIT_COMPARISON_EQ, a, lng(g, 0));
+    case IR_CC_NULL: return cmp(g, GCC_JIT_COMPARISON_EQ, a, null(g));
+    case IR_CC_NNULL: return cmp(g, GCC_JIT_COMPARISON_NE, a, null(g));
+    case IR_CC_EQ: case IR_CC_FEQ: return cmp(g, GCC_JIT_COMPARISON_EQ, a, b);
+    case IR_CC_NE: case IR_CC_FNE: return cmp(g, GCC_JIT_COMPARISON_NE, a, b);
+    case IR_CC_LT: case IR_CC_FLT: return cmp(g, GCC_JIT_COMPARISON_LT, a, b);
+    case IR_CC_LE: case IR_CC_FLE: return cmp(g, GCC_JIT_COMPARISON_LE, a, b);
+    case IR_CC_GT: return cmp(g, GCC_JIT_COMPARISON_GT, a, b);
+    case IR_CC_GE: return cmp(g, GCC_JIT_COMPARISON_GE, a, b);
+    case IR_CC_FNLT:
+        return gcc_jit_context_new_unary_op(g->c, NULL, GCC_JIT_UNARY_OP_LOGICAL_NEGATE, g->t_bool,
+                                            cmp(g, GCC_JIT_COMPARISON_LT, a, b));
+    case IR_CC_FNLE:
+        return gcc_jit_context_new_unary_op(g->c, NULL, GCC_JIT_UNARY_OP_LOGICAL_NEGATE, g->t_bool,
+                                            cmp(g, GCC_JIT_COMPARISON_LE, a, b));
+    default:
+        return NULL;
+    }
+}
+
+static bool emit_term(Cg *g, const IrInsn *in)
+{
+    gcc_jit_block *t0 = in->target[0] ? g->bb[in->target[0]->id] : NULL;
+    gcc_jit_block *t1 = in->target[1] ? g->bb[in->target[1]->id] : NULL;
+    switch (in->op) {
+    case IR_JMP:
+        if (!t0)
+            break;
+        gcc_jit_block_end_with_jump(g->cur, NULL, t0);
+        return true;
+    case IR_BR: {
+        if (!t0 || !t1 || in->src[0] < 0)
+            break;
+        gcc_jit_rvalue *cond = branch_cond(g, in);
+        if (!cond)
+            break;
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cond, t0, t1);
+        return true;
+    }
+    case IR_GUARD_CLASS: {
+        if (!t0 || !t1 || in->src[0] < 0)
+            break;
+        gcc_jit_rvalue *o = R(g, in->src[0]);
+        gcc_jit_block *nn = blk(g);
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, o, null(g)), nn, t1);
+        g->cur = nn;
+        gcc_jit_rvalue *cls = rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, cls, ptr(g, in->aux)), t0, t1);
+        return true;
+    }
+    case IR_RET:
+        if (in->src[0] < 0)
+            break;
+        assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, local_member(g, in->src[0])), R(g, in->src[0]));
+        epilogue_return(g);
+        return true;
+    case IR_RETV:
+        assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, g->fld_i), lng(g, 0));
+        epilogue_return(g);
+        return true;
+    default:
+        break;
+    }
+    return vm_fail(g->err, "%s: malformed terminator %s", g->m->name,
+                   in->op < IR_OP_COUNT ? ir_op_info[in->op].name : "?");
+}
+
+/* ---- the function ------------------------------------------------------------------ */
+
+static void types(Cg *g)
+{
+    gcc_jit_context *c = g->c;
+    g->t_void = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID);
+    g->t_long = gcc_jit_context_get_type(c, GCC_JIT_TYPE_LONG);
+    g->t_ulong = gcc_jit_context_get_type(c, GCC_JIT_TYPE_UNSIGNED_LONG);
+    g->t_double = gcc_jit_context_get_type(c, GCC_JIT_TYPE_DOUBLE);
+    g->t_vptr = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID_PTR);
+    g->t_uchar = gcc_jit_context_get_type(c, GCC_JIT_TYPE_UNSIGNED_CHAR);
+    g->t_uint = gcc_jit_context_get_type(c, GCC_JIT_TYPE_UNSIGNED_INT);
+    g->t_bool = gcc_jit_context_get_type(c, GCC_JIT_TYPE_BOOL);
+    g->t_charp = gcc_jit_type_get_pointer(gcc_jit_context_get_type(c, GCC_JIT_TYPE_CHAR));
+    g->fld_i = gcc_jit_context_new_field(c, NULL, g->t_long, "i");
+    g->fld_f = gcc_jit_context_new_field(c, NULL, g->t_double, "f");
+    g->fld_p = gcc_jit_context_new_field(c, NULL, g->t_vptr, "p");
+    gcc_jit_field *fields[3] = {g->fld_i, g->fld_f, g->fld_p};
+    g->t_value = gcc_jit_context_new_union_type(c, NULL, "VmValue", 3, fields);
+    g->t_valuep = gcc_jit_type_get_pointer(g->t_value);
+    gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_valuep};
+    g->t_entry = gcc_jit_context_new_function_ptr_type(c, NULL, g->t_value, 3, pt, 0);
+    g->expect = gcc_jit_context_get_builtin_function(c, "__builtin_expect");
+}
+
+/* Builds f as function `name` in the context. */
+static bool build_function(Cg *g, const char *name)
+{
+    gcc_jit_context *c = g->c;
+    IrFunc *f = g->f;
+    gcc_jit_param *pt = gcc_jit_context_new_param(c, NULL, g->t_vptr, "t");
+    gcc_jit_param *pm = gcc_jit_context_new_param(c, NULL, g->t_vptr, "m");
+    gcc_jit_param *pa = gcc_jit_context_new_param(c, NULL, g->t_valuep, "args");
+    gcc_jit_param *params[3] = {pt, pm, pa};
+    g->fn = gcc_jit_context_new_function(c, NULL, GCC_JIT_FUNCTION_EXPORTED, g->t_value, name, 3, params, 0);
+    if (!g->fn)
+        return vm_fail(g->err, "%s: gccjit: %s", g->m->name, gcc_jit_context_get_first_error(c));
+    g->thread = gcc_jit_param_as_rvalue(pt);
+    g->args = gcc_jit_param_as_rvalue(pa);
+
+    uint32_t maxargs = 1;
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
+            const IrInsn *in = &f->blocks[i]->insns[k];
+            bool takes = in->op < IR_OP_COUNT && ((ir_op_info[in->op].flags & IR_OPF_CALL) || in->op == IR_CLOS);
+            if (takes && in->imm.i > 0 && (uint64_t)in->imm.i > maxargs)
+                maxargs = (uint32_t)in->imm.i;
+            if (takes && in->imm.i > 0 && (in->src[0] < 0 || (uint64_t)in->src[0] + (uint64_t)in->imm.i > f->nlocals))
+                return vm_fail(g->err, "%s: call arguments out of range", g->m->name);
+        }
+    g->loc = calloc(f->nlocals ? f->nlocals : 1, sizeof *g->loc);
+    g->bb = calloc(f->nblocks ? f->nblocks : 1, sizeof *g->bb);
+    if (!g->loc || !g->bb)
+        return vm_fail(g->err, "%s: out of memory", g->m->name);
+    for (uint32_t i = 0; i < f->nlocals; i++) {
+        char lname[32];
+        snprintf(lname, sizeof lname, "l%u", i);
+        g->loc[i] = gcc_jit_function_new_local(g->fn, NULL, local_type(g, (int32_t)i), lname);
+    }
+    g->frame = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "frame");
+    g->frame0 = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "caller_frame");
+    g->ret = gcc_jit_function_new_local(g->fn, NULL, g->t_value, "ret");
+    g->tmp_m = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "callee");
+    g->tmp_c = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "cls");
+    g->argbuf = gcc_jit_function_new_local(g->fn, NULL, gcc_jit_context_new_array_type(c, NULL, g->t_value, (int)maxargs),
+                                           "argbuf");
+
+    g->cur = gcc_jit_function_new_block(g->fn, "entry");   /* the first block is the entry */
+    for (uint32_t i = 0; i < f->nblocks; i++) {
+        char bname[32];
+        snprintf(bname, sizeof bname, "b%u", i);
+        g->bb[i] = gcc_jit_function_new_block(g->fn, bname);
+        if (f->blocks[i]->id != i)
+            return vm_fail(g->err, "%s: block ids are not indices", g->m->name);
+    }
+    prologue(g);
+    if (!f->nblocks)
+        return vm_fail(g->err, "%s: no blocks", g->m->name);
+    gcc_jit_block_end_with_jump(g->cur, NULL, g->bb[0]);
+
+    for (uint32_t i = 0; i < f->nblocks; i++) {
+        const IrBlock *b = f->blocks[i];
+        g->cur = g->bb[i];
+        if (!b->ninsns)
+            return vm_fail(g->err, "%s: empty block %u", g->m->name, i);
+        for (uint32_t k = 0; k + 1 < b->ninsns; k++)
+            if (!emit_insn(g, &b->insns[k]))
+                return false;
+        if (!emit_term(g, &b->insns[b->ninsns - 1]))
+            return false;
+        if (g->failed)
+            return false;
+    }
+    const char *e = gcc_jit_context_get_first_error(c);
+    if (e)
+        return vm_fail(g->err, "%s: gccjit: %s", g->m->name, e);
+    return !g->failed;
+}
+
+/* ---- jit_compile ------------------------------------------------------------------ */
+
+static bool dump_has(const char *spec, const char *what)
+{
+    size_t n = strlen(what);
+    for (const char *p = spec; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && !strncmp(p, what, n))
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+static void copy_file_to(const char *path, FILE *out)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+}
+
+/* "tj<id>_<method name with non-alphanumerics as _>" */
+static void symbol_name(char *buf, size_t size, uint64_t id, const char *mname)
+{
+    int n = snprintf(buf, size, "tj%llu_", (unsigned long long)id);
+    size_t k = n > 0 ? (size_t)n : 0;
+    for (const char *p = mname ? mname : "?"; *p && k + 1 < size && k < 72; p++)
+        buf[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
+    buf[k] = 0;
+}
+
+static uint64_t next_id;
+
+/* The assembly edit hook: empty until markers rewrite the text here. */
+static bool edit_none(void *ctx, char **text, size_t *len)
+{
+    (void)ctx, (void)text, (void)len;
+    return true;
+}
+
+bool jit_compile(Jit *jit, JitRequest *rq, JitResult *out, VmError *err)
+{
+    (void)jit;
+    memset(out, 0, sizeof *out);
+    VmMethod *m = rq ? rq->m : NULL;
+    if (!m || !m->module)
+        return vm_fail(err, "jit: no method");
+    VmTunables def;
+    const VmTunables *tun = m->module->vm ? &m->module->vm->tun : NULL;
+    if (!tun) {
+        vm_tunables_default(&def);
+        tun = &def;
+    }
+    const char *dump = tun->jit_dump;
+    bool dump_ir = dump_has(dump, "ir"), dump_c = dump_has(dump, "c"), dump_asm = dump_has(dump, "asm");
+    const char *optset = rq->optset && *rq->optset ? rq->optset : tun->jit_optset;
+    JitLoadRoute route = tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
+    uint64_t id = rq->id ? rq->id : __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+
+    double t0 = jit_now_us();
+    if (dump_ir)
+        fprintf(stderr, "=== jit ir: %s (#%llu)\n", m->name, (unsigned long long)id);
+    IrFunc *f = ir_compile(m, &rq->ir, dump_ir ? stderr : NULL, err);
+    if (!f)
+        return false;
+
+    Cg g = {.f = f, .m = m, .err = err};
+    bool ok = false;
+    char dir[4096] = "";
+    char name[128];
+    symbol_name(name, sizeof name, id, m->name);
+    g.c = gcc_jit_context_acquire();
+    if (!g.c) {
+        ir_free(f);
+        return vm_fail(err, "%s: gcc_jit_context_acquire failed", m->name);
+    }
+    gcc_jit_context_set_bool_print_errors_to_stderr(g.c, 0);
+    gcc_jit_context_set_bool_allow_unreachable_blocks(g.c, 1);
+    gcc_jit_context_set_str_option(g.c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
+    if (!jit_options_apply(g.c, optset, err))
+        goto done;
+    types(&g);
+    if (!build_function(&g, name))
+        goto done;
+    ir_free(f);
+    f = g.f = NULL;
+    out->us_ir = jit_now_us() - t0;
+    if (!jit_tmpdir(dir, sizeof dir, err)) {
+        dir[0] = 0;
+        goto done;
+    }
+    if (dump_c) {
+        char cpath[4200];
+        snprintf(cpath, sizeof cpath, "%s/unit.c", dir);
+        gcc_jit_context_dump_to_file(g.c, cpath, 0);
+        fprintf(stderr, "=== jit c: %s (#%llu, %s)\n", m->name, (unsigned long long)id, optset);
+        copy_file_to(cpath, stderr);
+    }
+    if (dump_asm)
+        fprintf(stderr, "=== jit asm: %s (#%llu, %s)\n", m->name, (unsigned long long)id, optset);
+    JitLoaded unit;
+    if (!jit_load_unit(g.c, dir, route, edit_none, NULL, dump_asm ? stderr : NULL, &unit, &out->us_compile,
+                       &out->us_assemble, err)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        vm_fail(err, "%s: %s", m->name, msg);
+        goto done;
+    }
+    size_t size = 0;
+    out->entry = (VmEntry)jit_load_symbol(&unit, name, &size);
+    if (!out->entry) {
+        vm_fail(err, "%s: symbol %s not found in the loaded code", m->name, name);
+        goto done;
+    }
+    out->unit = unit.handle;
+    out->code_bytes = size;
+    ok = true;
+done:
+    if (f)
+        ir_free(f);
+    if (g.c)
+        gcc_jit_context_release(g.c);
+    if (dir[0])
+        jit_rmdir(dir);
+    if (!ok)
+        for (uint32_t i = 0; i < g.nwheres; i++)
+            free(g.wheres[i]);
+    free(g.wheres);   /* on success the descriptors live on with the code */
+    free(g.loc);
+    free(g.bb);
+    return ok;
+}

@@ -1,0 +1,90 @@
+/* jit/jit_int.h — internals shared by the JIT's code generator (codegen.c),
+ * its run-time helpers (runtime.c), the loader (load.c) and the option sets
+ * (options.c).  Not part of the contract (jit.h); nothing outside jit/
+ * includes it.
+ *
+ * A compile is a "unit": a list of requests turned into one gccjit context,
+ * one assembly text, one loaded object.  Today jit_compile makes units of
+ * one request; batching several methods per unit only needs a longer list.
+ */
+#ifndef TALLY_JIT_INT_H
+#define TALLY_JIT_INT_H
+
+#include "jit.h"
+
+#include <libgccjit.h>
+
+/* ---- runtime.c: what compiled code calls ------------------------------- */
+
+/* Where an instruction of compiled code is, as the interpreter's frames
+ * would show it: lv[0] is the compiled method at the pc of the outermost
+ * inlined call (or of the instruction itself when n == 1), lv[n-1] the
+ * innermost inlined callee at the instruction's pc.  Lives as long as the
+ * code that refers to it (forever: compiled code is never unloaded). */
+typedef struct JitWhere {
+    uint32_t n;
+    struct { VmMethod *m; uint32_t pc; } lv[];
+} JitWhere;
+
+/* Sets the compiled frame's pc and pushes one synthetic frame per inlined
+ * level, so traces and interpreted callees see the interpreter's frames;
+ * raises "stack overflow" where the interpreter's call would have. */
+void jit_rt_push_chain(VmThread *t, const JitWhere *w);
+_Noreturn void jit_rt_raise_null(VmThread *t, const JitWhere *w);
+_Noreturn void jit_rt_raise_div0(VmThread *t, const JitWhere *w);
+_Noreturn void jit_rt_raise_bounds(VmThread *t, const JitWhere *w, int64_t i, int64_t n);
+_Noreturn void jit_rt_raise_f2i(VmThread *t, const JitWhere *w, double d);
+_Noreturn void jit_rt_raise_cast(VmThread *t, const JitWhere *w, const void *obj, const VmType *ty);
+_Noreturn void jit_rt_raise_overflow(VmThread *t);
+/* Interface dispatch beyond the site's first way (the interpreter's slow path). */
+VmMethod *jit_rt_iface(VmThread *t, VmCallSite *s, VmClass *c);
+int64_t jit_rt_seq(const VmString *a, const VmString *b);
+int64_t jit_rt_instance_of(const void *obj, const VmType *ty);
+/* Allocation from inlined code: the chain is pushed for the trace of an
+ * "out of memory" (or negative length), then popped again. */
+void *jit_rt_new_object_at(VmThread *t, const JitWhere *w, VmClass *c);
+void *jit_rt_new_array_at(VmThread *t, const JitWhere *w, VmType *ty, int64_t n);
+void *jit_rt_concat_at(VmThread *t, const JitWhere *w, VmString *a, VmString *b);
+void *jit_rt_closure_at(VmThread *t, const JitWhere *w, VmMethod *lam, const VmValue *caps);
+VmValue jit_rt_native_at(VmThread *t, const JitWhere *w, VmNative *n, VmValue *args);
+
+/* ---- options.c ----------------------------------------------------------- */
+
+/* Applies an option set (a name of the table, or raw gcc options starting
+ * with '-') plus the fixed options (-fno-math-errno, -mno-red-zone, -march)
+ * to ctx.  False + err for an unknown name. */
+bool jit_options_apply(gcc_jit_context *ctx, const char *optset, VmError *err);
+/* The -march value chosen for this host ("x86-64-v3", ...). */
+const char *jit_options_march(void);
+/* Names of the option sets, NULL-terminated. */
+const char *const *jit_options_names(void);
+
+/* ---- load.c -------------------------------------------------------------- */
+
+/* Edits the assembly text in place (may realloc *text); markers will. */
+typedef bool (*JitAsmEdit)(void *ctx, char **text, size_t *len);
+
+typedef enum JitLoadRoute {
+    JIT_LOAD_AS,      /* as + ld -shared + dlopen, outside libgccjit's lock */
+    JIT_LOAD_GCCJIT,  /* gcc_jit_context_add_top_level_asm + compile */
+} JitLoadRoute;
+
+/* A loaded unit: the handle and how to find symbols in it. */
+typedef struct JitLoaded {
+    JitLoadRoute route;
+    void *handle;             /* dlopen handle or gcc_jit_result * */
+} JitLoaded;
+
+/* Compiles ctx to assembly in dir, runs the edit hook, assembles and loads.
+ * asm_dump (if non-NULL) receives the final assembly text.  Phase times
+ * in microseconds.  False + err on any failure (nothing loaded). */
+bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, JitAsmEdit edit,
+                   void *edit_ctx, FILE *asm_dump, JitLoaded *out, double *us_compile,
+                   double *us_assemble, VmError *err);
+void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
+/* A private temporary directory (mkdtemp) and its removal with contents. */
+bool jit_tmpdir(char *buf, size_t size, VmError *err);
+void jit_rmdir(const char *dir);
+double jit_now_us(void);
+
+#endif

@@ -1,0 +1,258 @@
+/* jit/load.c — from a gccjit context to loaded machine code, through
+ * assembly text.
+ *
+ * Input: a context holding a unit's functions, a private directory, a load
+ * route.  Output: the loaded object (JitLoaded) in which the unit's
+ * exported functions can be looked up, and the time of each phase.
+ * Steps: gcc_jit_context_compile_to_file(ASSEMBLER) → read the text → the
+ * edit hook (markers rewrite the text here) → either
+ *   JIT_LOAD_AS:     `as` + `ld -shared` (posix_spawn, outside libgccjit's
+ *                    global lock) + dlopen(RTLD_NOW | RTLD_LOCAL), or
+ *   JIT_LOAD_GCCJIT: a fresh context with the text as top-level asm,
+ *                    gcc_jit_context_compile (the portable route).
+ * Invariants: failures of any step return false with the reason (the
+ * first gccjit error, or the tool's own stderr); nothing is loaded then.
+ * The caller owns `dir` and removes it (jit_rmdir); a loaded object does
+ * not need its file any more.
+ */
+#include "jit_int.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+double jit_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+bool jit_tmpdir(char *buf, size_t size, VmError *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    if ((size_t)snprintf(buf, size, "%s/tally-jit-XXXXXX", tmp) >= size)
+        return vm_fail(err, "temporary directory name too long");
+    if (!mkdtemp(buf))
+        return vm_fail(err, "mkdtemp %s: %s", buf, strerror(errno));
+    return true;
+}
+
+void jit_rmdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4096];
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static bool read_text(const char *path, char **text, size_t *len, VmError *err)
+{
+    VmBuf b = {0};
+    if (!vm_read_file(path, &b, err))
+        return false;
+    char *s = malloc(b.len + 1);
+    if (!s) {
+        vm_buf_free(&b);
+        return vm_fail(err, "out of memory reading %s", path);
+    }
+    memcpy(s, b.data, b.len);
+    s[b.len] = 0;
+    *text = s;
+    *len = b.len;
+    vm_buf_free(&b);
+    return true;
+}
+
+static bool write_text(const char *path, const char *text, size_t len, VmError *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return vm_fail(err, "cannot write %s: %s", path, strerror(errno));
+    bool ok = fwrite(text, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    return ok ? true : vm_fail(err, "cannot write %s", path);
+}
+
+/* Runs argv with stderr to dir/tool.err; false with its first line. */
+static bool run_tool(char *const argv[], const char *dir, VmError *err)
+{
+    char errpath[4096];
+    snprintf(errpath, sizeof errpath, "%s/tool.err", dir);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return vm_fail(err, "cannot run %s: %s", argv[0], strerror(rc));
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return vm_fail(err, "waitpid %s: %s", argv[0], strerror(errno));
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return true;
+    char line[512] = "";
+    FILE *f = fopen(errpath, "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = 0;
+        fclose(f);
+        line[strcspn(line, "\n")] = 0;
+    }
+    return vm_fail(err, "%s failed: %s", argv[0], line[0] ? line : "(no message)");
+}
+
+static bool load_as(const char *dir, const char *spath, JitLoaded *out, VmError *err)
+{
+    char opath[4096], sopath[4096];
+    snprintf(opath, sizeof opath, "%s/unit.o", dir);
+    snprintf(sopath, sizeof sopath, "%s/unit.so", dir);
+    char *as_argv[] = {"as", "--64", "-o", opath, (char *)spath, NULL};
+    if (!run_tool(as_argv, dir, err))
+        return false;
+    char *ld_argv[] = {"ld", "-shared", "-o", sopath, opath, NULL};
+    if (!run_tool(ld_argv, dir, err))
+        return false;
+    void *h = dlopen(sopath, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        return vm_fail(err, "dlopen: %s", e ? e : "failed");
+    }
+    out->route = JIT_LOAD_AS;
+    out->handle = h;
+    return true;
+}
+
+/* Drops .file/.ident lines (a second .file confuses the assembler's line
+ * tables) and wraps the rest so the outer unit's section is restored. */
+static char *wrap_toplevel(const char *text)
+{
+    size_t n = strlen(text);
+    char *o = malloc(n + 64);
+    if (!o)
+        return NULL;
+    char *w = o;
+    w += sprintf(w, "\t.pushsection .text\n");
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t l = e ? (size_t)(e - p + 1) : strlen(p);
+        const char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncmp(q, ".file", 5) && strncmp(q, ".ident", 6)) {
+            memcpy(w, p, l);
+            w += l;
+        }
+        p += l;
+    }
+    if (w > o && w[-1] != '\n')
+        *w++ = '\n';
+    w += sprintf(w, "\t.popsection\n");
+    *w = 0;
+    return o;
+}
+
+static bool load_gccjit(const char *text, JitLoaded *out, VmError *err)
+{
+    gcc_jit_context *c = gcc_jit_context_acquire();
+    if (!c)
+        return vm_fail(err, "gcc_jit_context_acquire failed");
+    gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
+    char *wrapped = wrap_toplevel(text);
+    if (!wrapped) {
+        gcc_jit_context_release(c);
+        return vm_fail(err, "out of memory");
+    }
+    gcc_jit_context_add_top_level_asm(c, NULL, wrapped);
+    free(wrapped);
+    gcc_jit_result *r = gcc_jit_context_compile(c);
+    bool ok = r != NULL;
+    if (!ok) {
+        const char *e = gcc_jit_context_get_first_error(c);
+        vm_fail(err, "assembling: %s", e ? e : "gcc_jit_context_compile failed");
+    }
+    gcc_jit_context_release(c);
+    if (!ok)
+        return false;
+    out->route = JIT_LOAD_GCCJIT;
+    out->handle = r;
+    return true;
+}
+
+bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, JitAsmEdit edit,
+                   void *edit_ctx, FILE *asm_dump, JitLoaded *out, double *us_compile,
+                   double *us_assemble, VmError *err)
+{
+    char spath[4096];
+    snprintf(spath, sizeof spath, "%s/unit.s", dir);
+    double t0 = jit_now_us();
+    gcc_jit_context_compile_to_file(ctx, GCC_JIT_OUTPUT_KIND_ASSEMBLER, spath);
+    const char *e = gcc_jit_context_get_first_error(ctx);
+    if (e && strstr(e, "fake.s"))   /* gcc stopped before writing asm: bad options */
+        return vm_fail(err, "gccjit: no assembly produced (options rejected? gcc's message is on stderr): %s", e);
+    if (e)
+        return vm_fail(err, "gccjit: %s", e);
+    char *text = NULL;
+    size_t len = 0;
+    if (!read_text(spath, &text, &len, err))
+        return false;
+    double t1 = jit_now_us();
+    if (us_compile)
+        *us_compile = t1 - t0;
+    bool ok = true;
+    if (edit) {
+        ok = edit(edit_ctx, &text, &len);
+        if (!ok)
+            vm_fail(err, "assembly edit failed");
+        else
+            ok = write_text(spath, text, len, err);
+    }
+    if (ok && asm_dump)
+        fwrite(text, 1, len, asm_dump);
+    if (ok)
+        ok = route == JIT_LOAD_GCCJIT ? load_gccjit(text, out, err) : load_as(dir, spath, out, err);
+    free(text);
+    if (us_assemble)
+        *us_assemble = jit_now_us() - t1;
+    return ok;
+}
+
+void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size)
+{
+    void *p = u->route == JIT_LOAD_GCCJIT ? gcc_jit_result_get_code(u->handle, name)
+                                          : dlsym(u->handle, name);
+    if (size) {
+        *size = 0;
+        Dl_info info;
+        const ElfW(Sym) *sym = NULL;
+        if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym)
+            *size = sym->st_size;
+    }
+    return p;
+}

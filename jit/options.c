@@ -1,0 +1,116 @@
+/* jit/options.c — named gcc option sets and the options every compile gets.
+ *
+ * Input: an option set: a name from `sets` below, or raw gcc options
+ * ("-O3 -funroll-loops", whitespace separated, each starting with '-').
+ * Output: the options added to a gccjit context.
+ * Invariants: every compile also gets -fno-math-errno (no errno writes
+ * around sqrt and friends), -ffp-contract=off (GNU C's default "fast"
+ * fuses a*b+c into an FMA on FMA-capable -march values, which rounds
+ * once instead of twice: results would differ from the interpreter's),
+ * -mno-red-zone (markers insert plain calls into
+ * the assembly, which would clobber a leaf's red zone) and an explicit
+ * -march for this host (libgccjit runs no driver, so "native" is
+ * rejected); they come first, so a raw set can still override them.
+ * The optimisation level is also set through gccjit's own int option so
+ * its internal -O agrees with ours.
+ */
+#include "jit_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct OptSet {
+    const char *name;
+    int level;            /* GCC_JIT_INT_OPTION_OPTIMIZATION_LEVEL */
+    const char *options;  /* further options, space separated */
+} OptSet;
+
+static const OptSet sets[] = {
+    {"O0", 0, "-O0"},
+    {"O1", 1, "-O1"},
+    {"O2", 2, "-O2"},
+    {"O3", 3, "-O3"},
+    {"unroll", 3, "-O3 -funroll-loops"},
+    {"vectorize", 3, "-O3 -ftree-vectorize"},
+    {"novectorize", 2, "-O2 -fno-tree-vectorize"},
+    {"size", 2, "-Os"},
+};
+
+static const char *const names[] = {"O0", "O1", "O2", "O3", "unroll", "vectorize", "novectorize", "size", NULL};
+
+const char *const *jit_options_names(void)
+{
+    return names;
+}
+
+const char *jit_options_march(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma"))
+        return "x86-64-v3";
+    if (__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("popcnt") &&
+        __builtin_cpu_supports("ssse3"))
+        return "x86-64-v2";
+    return "x86-64";
+}
+
+/* Adds each whitespace-separated word of s as one option. */
+static void add_words(gcc_jit_context *ctx, const char *s)
+{
+    while (*s) {
+        while (isspace((unsigned char)*s))
+            s++;
+        const char *e = s;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
+        if (e > s) {
+            char *w = strndup(s, (size_t)(e - s));
+            if (w) {
+                gcc_jit_context_add_command_line_option(ctx, w);   /* copies */
+                free(w);
+            }
+        }
+        s = e;
+    }
+}
+
+/* The -O level a raw option string asks for (last one wins), default 2. */
+static int raw_level(const char *s)
+{
+    int level = 2;
+    for (const char *p = strstr(s, "-O"); p; p = strstr(p + 2, "-O")) {
+        if (p != s && !isspace((unsigned char)p[-1]))
+            continue;
+        char c = p[2];
+        level = c >= '0' && c <= '3' ? c - '0' : c == 's' ? 2 : c == 0 || isspace((unsigned char)c) ? 1 : level;
+    }
+    return level;
+}
+
+bool jit_options_apply(gcc_jit_context *ctx, const char *optset, VmError *err)
+{
+    if (!optset || !*optset)
+        optset = "O2";
+    const OptSet *set = NULL;
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
+        if (!strcmp(sets[i].name, optset))
+            set = &sets[i];
+    const char *p = optset;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!set && *p != '-') {
+        const char *s = vm_suggest(optset, names, sizeof names / sizeof *names - 1);
+        return vm_fail(err, "unknown option set '%s'%s%s%s", optset, s ? " (did you mean '" : "",
+                       s ? s : "", s ? "'?)" : "");
+    }
+    gcc_jit_context_set_int_option(ctx, GCC_JIT_INT_OPTION_OPTIMIZATION_LEVEL, set ? set->level : raw_level(p));
+    char march[64];
+    snprintf(march, sizeof march, "-march=%s", jit_options_march());
+    gcc_jit_context_add_command_line_option(ctx, "-fno-math-errno");
+    gcc_jit_context_add_command_line_option(ctx, "-ffp-contract=off");
+    gcc_jit_context_add_command_line_option(ctx, "-mno-red-zone");
+    gcc_jit_context_add_command_line_option(ctx, march);
+    add_words(ctx, set ? set->options : p);
+    return true;
+}

@@ -1,0 +1,202 @@
+/* jit/thread.c — the compile queue and the one background compile thread.
+ *
+ * Input: methods the hot hook queues (jit_enqueue, on the program's
+ * thread).  Output: compiled code installed by jit_compile_and_install
+ * (one release store of m->entry) on the compile thread.
+ *
+ * One thread is enough: libgccjit serializes compiles anyway, and the
+ * other core keeps running the program.  The queue is a binary max-heap.
+ * A method's hotness keeps growing while it waits, so each pop first
+ * refreshes every queued priority from the live profile (calls + back
+ * edges, a racy but bounded snapshot) and re-heapifies: the queue is
+ * short, and the hottest method right now is compiled next.  Ties go to
+ * the older request (lower id).
+ *
+ * Invariants:
+ * - The program thread takes the mutex only to push a request; the compile
+ *   thread never holds it across a compile, so the program never waits.
+ * - The compile thread is registered with the GC while it runs (it reads
+ *   module data that holds heap references).
+ * - Shutdown (jit_thread_stop): the compile in progress finishes and is
+ *   installed, the requests still queued are dropped (logged, counted,
+ *   their methods stay interpreted), then the thread is joined.  Finishing
+ *   the queue instead could keep a finished program waiting for seconds.
+ */
+#include "tier.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool before(const JitRequest *a, const JitRequest *b)
+{
+    return a->priority > b->priority || (a->priority == b->priority && a->id < b->id);
+}
+
+static void swap(JitRequest *a, JitRequest *b)
+{
+    JitRequest t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void sift_up(JitRequest *h, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!before(&h[i], &h[p]))
+            break;
+        swap(&h[i], &h[p]);
+        i = p;
+    }
+}
+
+static void sift_down(JitRequest *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, best = i;
+        if (l < n && before(&h[l], &h[best]))
+            best = l;
+        if (r < n && before(&h[r], &h[best]))
+            best = r;
+        if (best == i)
+            return;
+        swap(&h[i], &h[best]);
+        i = best;
+    }
+}
+
+/* Under mu: refreshes priorities, then removes the hottest request. */
+static JitRequest pop_hottest(Jit *jit)
+{
+    JitRequest *h = jit->heap;
+    size_t n = jit->nheap;
+    bool changed = false;
+    for (size_t i = 0; i < n; i++) {
+        VmMethod *m = h[i].m;
+        int64_t p = (int64_t)(__atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED) +
+                              __atomic_load_n(&m->prof.backedges, __ATOMIC_RELAXED));
+        if (p > h[i].priority) {
+            h[i].priority = p;
+            changed = true;
+        }
+    }
+    if (changed)
+        for (size_t i = n / 2; i-- > 0;)
+            sift_down(h, n, i);
+    JitRequest top = h[0];
+    h[0] = h[--jit->nheap];
+    sift_down(h, jit->nheap, 0);
+    return top;
+}
+
+void jit_enqueue(Jit *jit, VmMethod *m)
+{
+    pthread_mutex_lock(&jit->mu);
+    if (m->index >= jit->nmethods || jit->state[m->index] != JIT_M_NEW || jit->stop) {
+        pthread_mutex_unlock(&jit->mu);
+        return;
+    }
+    if (jit->nheap == jit->capheap) {
+        size_t cap = jit->capheap ? jit->capheap * 2 : 64;
+        JitRequest *h = realloc(jit->heap, cap * sizeof *h);
+        if (!h) {  /* no memory: the method stays interpreted */
+            jit->state[m->index] = JIT_M_DONE;
+            pthread_mutex_unlock(&jit->mu);
+            return;
+        }
+        jit->heap = h;
+        jit->capheap = cap;
+    }
+    jit->state[m->index] = JIT_M_QUEUED;
+    JitRequest *rq = &jit->heap[jit->nheap];
+    jit_request_init(jit, rq, m);
+    jit->nheap++;
+    sift_up(jit->heap, jit->nheap - 1);
+    jit->stats.queued++;
+    /* logged under the lock so "queued" always precedes "compiled" */
+    jit_log(jit, "queued #%llu %s prio=%lld", (unsigned long long)rq->id, m->name,
+            (long long)rq->priority);
+    pthread_cond_signal(&jit->wake);
+    pthread_mutex_unlock(&jit->mu);
+}
+
+static void *compile_thread(void *arg)
+{
+    Jit *jit = arg;
+    int reg = vm_gc_register_thread();
+    if (reg < 0)
+        jit_log(jit, "compile thread could not register with the collector");
+    pthread_mutex_lock(&jit->mu);
+    for (;;) {
+        while (!jit->stop && (jit->paused || jit->nheap == 0)) {
+            if (jit->nheap == 0)
+                pthread_cond_broadcast(&jit->idle);
+            pthread_cond_wait(&jit->wake, &jit->mu);
+        }
+        if (jit->stop)
+            break;
+        JitRequest rq = pop_hottest(jit);
+        jit->busy = true;
+        pthread_mutex_unlock(&jit->mu);
+        jit_compile_and_install(jit, &rq);
+        pthread_mutex_lock(&jit->mu);
+        jit->state[rq.m->index] = JIT_M_DONE;
+        jit->busy = false;
+    }
+    while (jit->nheap > 0) {
+        JitRequest *rq = &jit->heap[--jit->nheap];
+        jit->state[rq->m->index] = JIT_M_DONE;
+        jit->stats.dropped++;
+        jit_log(jit, "dropped #%llu %s: shutdown", (unsigned long long)rq->id, rq->m->name);
+    }
+    pthread_cond_broadcast(&jit->idle);
+    pthread_mutex_unlock(&jit->mu);
+    if (reg == 1)
+        vm_gc_unregister_thread();
+    return NULL;
+}
+
+bool jit_thread_start(Jit *jit, VmError *err)
+{
+    int e = pthread_create(&jit->thread, NULL, compile_thread, jit);
+    if (e != 0)
+        return vm_fail(err, "jit: cannot start the compile thread: %s", strerror(e));
+    jit->thread_started = true;
+    return true;
+}
+
+void jit_thread_stop(Jit *jit)
+{
+    if (!jit->thread_started)
+        return;
+    pthread_mutex_lock(&jit->mu);
+    jit->stop = true;
+    pthread_cond_broadcast(&jit->wake);
+    pthread_mutex_unlock(&jit->mu);
+    pthread_join(jit->thread, NULL);
+    jit->thread_started = false;
+}
+
+void jit_test_pause(Jit *jit, bool paused)
+{
+    pthread_mutex_lock(&jit->mu);
+    jit->paused = paused;
+    pthread_cond_broadcast(&jit->wake);
+    pthread_mutex_unlock(&jit->mu);
+}
+
+void jit_test_wait_idle(Jit *jit)
+{
+    pthread_mutex_lock(&jit->mu);
+    while (jit->thread_started && !jit->paused && !jit->stop && (jit->nheap > 0 || jit->busy))
+        pthread_cond_wait(&jit->idle, &jit->mu);
+    pthread_mutex_unlock(&jit->mu);
+}
+
+JitStats jit_test_stats(Jit *jit)
+{
+    pthread_mutex_lock(&jit->mu);
+    JitStats s = jit->stats;
+    pthread_mutex_unlock(&jit->mu);
+    return s;
+}

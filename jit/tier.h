@@ -1,0 +1,87 @@
+/* jit/tier.h — internals of the JIT tier shared by jit.c (modes, hooks,
+ * compile-and-install, logging) and thread.c (the compile queue and the
+ * compile thread), plus the hooks the unit tests use.  Not for vm/.
+ *
+ * Invariants:
+ * - Every field below `mu` is guarded by it; the program thread holds it
+ *   only to push a request (O(log n)), never across a compile, so the
+ *   program never waits for the compiler.
+ * - state[i] (per method index of the linked module) only moves forward:
+ *   NEW → QUEUED → DONE (compiled or failed, or dropped at shutdown); a
+ *   method is requested at most once.
+ */
+#ifndef TALLY_JIT_TIER_H
+#define TALLY_JIT_TIER_H
+
+#include "jit.h"
+
+#include <pthread.h>
+
+typedef bool (*JitCompileFn)(Jit *jit, JitRequest *rq, JitResult *out, VmError *err);
+
+/* Process-wide test hooks, read by jit_new (so they apply to the compiles
+ * jit_new itself does in eager mode).  NULL/0 fields mean "as normal". */
+typedef struct JitTestHooks {
+    JitCompileFn compile;    /* instead of jit_compile */
+    unsigned delay_us;       /* sleep before each compile (a slow compiler) */
+    FILE *log;               /* log here (and log even without jit.log) */
+    bool paused;             /* compile thread starts paused (jit_test_pause) */
+} JitTestHooks;
+
+void jit_set_test_hooks(const JitTestHooks *h);  /* NULL = none */
+
+enum { JIT_M_NEW, JIT_M_QUEUED, JIT_M_DONE };
+
+typedef struct JitStats {
+    uint64_t queued, compiled, failed, dropped;
+} JitStats;
+
+struct Jit {
+    Vm *vm;
+    JitMode mode;
+    JitCompileFn compile;
+    unsigned delay_us;
+    FILE *log;               /* NULL = no log */
+    double t0;               /* clock at jit_new, for log time stamps */
+    const char *optset;      /* default option set of requests */
+    uint32_t nmethods;
+    uint8_t *state;          /* per method index: JIT_M_* */
+
+    pthread_mutex_t mu;
+    pthread_cond_t wake;     /* compile thread: work, unpause or stop */
+    pthread_cond_t idle;     /* tests: queue drained and nothing compiling */
+    JitRequest *heap;        /* max-heap on priority (then lower id) */
+    size_t nheap, capheap;
+    uint64_t next_id;
+    uint64_t attempts;       /* compiles started (fault injection counts these) */
+    JitStats stats;
+    void **units;            /* loaded objects, kept alive until exit */
+    size_t nunits, capunits;
+    bool busy;               /* the compile thread is compiling */
+    bool paused, stop, thread_started;
+    pthread_t thread;
+};
+
+double jit_now(void);                      /* monotonic seconds */
+/* Prints one log line "<ms> jit: <text>" if logging is on. */
+void jit_log(Jit *jit, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Fills a request for m (id, IR options, option set, priority, time). */
+void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m);
+/* Compiles rq on the calling thread (fault injection, delay, logging) and
+ * installs the result with one release store; false when it failed. */
+bool jit_compile_and_install(Jit *jit, JitRequest *rq);
+
+/* thread.c */
+bool jit_thread_start(Jit *jit, VmError *err);
+/* Queues m (unless it was requested before); never blocks on a compile. */
+void jit_enqueue(Jit *jit, VmMethod *m);
+/* Stops the thread: the compile in progress finishes, the rest is dropped. */
+void jit_thread_stop(Jit *jit);
+
+/* Test helpers: hold/release the compile thread; wait until the queue is
+ * empty and nothing is compiling; counters. */
+void jit_test_pause(Jit *jit, bool paused);
+void jit_test_wait_idle(Jit *jit);
+JitStats jit_test_stats(Jit *jit);
+
+#endif

@@ -1,0 +1,728 @@
+/* tests/unit/test_jit.c — the JIT code generator (jit/codegen.c, runtime.c,
+ * load.c, options.c): compiled code must be indistinguishable from the
+ * interpreter.
+ *
+ * Method: a program is loaded and run once in the interpreter (output
+ * captured, profiles filled), then methods are compiled with jit_compile
+ * and installed (m->entry = code), the globals are reset, and the program
+ * runs again in the same VM; stdout, stderr (error messages and stack
+ * traces) and the exit status must be identical.  Small programs cover
+ * each IR op category and each run-time error (also inside inlined
+ * callees); the corpus test does it for every program of tests/vm and
+ * tests/lang.
+ */
+#define GC_THREADS
+#include <gc/gc.h>
+
+#include "ir.h"
+#include "jit.h"
+#include "lang.h"
+#include "test.h"
+#include "vm.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- running with captured output ----------------------------------------- */
+
+typedef struct Run {
+    int status;
+    char *out, *err;
+} Run;
+
+static char *slurp(FILE *f)
+{
+    fflush(f);
+    long n = ftell(f);
+    if (n < 0)
+        n = 0;
+    char *s = calloc(1, (size_t)n + 1);
+    rewind(f);
+    if (s && n && fread(s, 1, (size_t)n, f) != (size_t)n)
+        s[0] = 0;
+    return s;
+}
+
+static Run run_capture(Vm *vm, int argc, char **argv)
+{
+    fflush(stdout);
+    fflush(stderr);
+    FILE *o = tmpfile(), *e = tmpfile();
+    int so = dup(1), se = dup(2), in = dup(0), nul = open("/dev/null", O_RDONLY);
+    dup2(fileno(o), 1);
+    dup2(fileno(e), 2);
+    dup2(nul, 0);
+    Run r = {0};
+    r.status = vm_run(vm, argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    dup2(in, 0);
+    close(so), close(se), close(in), close(nul);
+    fseek(o, 0, SEEK_END);
+    fseek(e, 0, SEEK_END);
+    r.out = slurp(o);
+    r.err = slurp(e);
+    fclose(o);
+    fclose(e);
+    return r;
+}
+
+static void run_free(Run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static Vm *link_quiet(VmModule *m, const VmTunables *tun, bool report)
+{
+    VmError err;
+    if (!m)
+        return NULL;
+    if (!vm_verify(m, &err)) {
+        if (report)
+            test_fail(__FILE__, __LINE__, "verify: %s", err.msg);
+        vm_module_free(m);
+        return NULL;
+    }
+    Vm *vm = vm_new(tun);
+    if (!vm || !vm_link(vm, m, &err)) {
+        if (report)
+            test_fail(__FILE__, __LINE__, "link: %s", vm ? err.msg : "vm_new");
+        vm_free(vm);
+        vm_module_free(m);
+        return NULL;
+    }
+    return vm;
+}
+
+static Vm *link_module(VmModule *m, const VmTunables *tun)
+{
+    return link_quiet(m, tun, true);
+}
+
+static Vm *load_tla(const char *src, const VmTunables *tun)
+{
+    VmError err;
+    VmModule *m = vm_asm(src, strlen(src), "t.tla", &err);
+    if (!m)
+        test_fail(__FILE__, __LINE__, "asm: %s", err.msg);
+    return link_module(m, tun);
+}
+
+static Vm *load_tl(const char *src, const VmTunables *tun)
+{
+    TlOptions to = {.stdlib_dir = "stdlib"};
+    VmModule *m = tl_compile_source("t.tl", src, strlen(src), &to, stderr, NULL);
+    if (!m)
+        test_fail(__FILE__, __LINE__, "tl_compile_source failed");
+    return link_module(m, tun);
+}
+
+static void unload(Vm *vm)
+{
+    if (!vm)
+        return;
+    VmModule *m = vm->module;
+    vm_free(vm);
+    vm_module_free(m);
+}
+
+static VmMethod *method(Vm *vm, const char *name)
+{
+    VmModule *m = vm->module;
+    for (uint32_t i = 0; i < m->nmethods; i++)
+        if (!strcmp(m->methods[i].name, name))
+            return &m->methods[i];
+    test_fail(__FILE__, __LINE__, "no method %s", name);
+    return NULL;
+}
+
+/* Compiles m; installs the code when install.  Returns success. */
+static bool compile_one(VmMethod *m, const char *optset, bool install, VmError *err, JitResult *res)
+{
+    JitRequest rq = {.m = m, .optset = optset};
+    ir_options_default(&rq.ir, &m->module->vm->tun);
+    JitResult r;
+    if (!jit_compile(NULL, &rq, &r, err))
+        return false;
+    if (install)
+        m->entry = r.entry;
+    if (res)
+        *res = r;
+    return true;
+}
+
+/* Compiles every method with code whose name is not in `skip` (comma list). */
+static int compile_all(Vm *vm, const char *optset, const char *skip, const char *label)
+{
+    VmModule *mod = vm->module;
+    int n = 0;
+    for (uint32_t i = 0; i < mod->nmethods; i++) {
+        VmMethod *m = &mod->methods[i];
+        if (!m->code || !m->ncode)
+            continue;
+        if (skip) {
+            char key[256];
+            snprintf(key, sizeof key, ",%s,", m->name);
+            if (strstr(skip, key))
+                continue;
+        }
+        VmError err;
+        if (compile_one(m, optset, true, &err, NULL))
+            n++;
+        else
+            test_fail(__FILE__, __LINE__, "%s: %s [%s]: %s", label, m->name, optset, err.msg);
+    }
+    return n;
+}
+
+static void restore_interp(Vm *vm)
+{
+    VmModule *mod = vm->module;
+    for (uint32_t i = 0; i < mod->nmethods; i++)
+        mod->methods[i].entry = vm_interp_entry;
+}
+
+static void reset_globals(Vm *vm)
+{
+    VmModule *mod = vm->module;
+    if (mod->gvals)
+        memset(mod->gvals, 0, mod->nglobals * sizeof *mod->gvals);
+}
+
+static bool same_run(const Run *a, const Run *b, const char *label, int line)
+{
+    bool ok = true;
+    if (a->status != b->status) {
+        test_fail(__FILE__, line, "%s: status %d (interp) vs %d (jit)", label, a->status, b->status);
+        ok = false;
+    }
+    if (strcmp(a->out, b->out)) {
+        test_fail(__FILE__, line, "%s: stdout differs:\n--- interp\n%.600s\n--- jit\n%.600s", label, a->out, b->out);
+        ok = false;
+    }
+    if (strcmp(a->err, b->err)) {
+        test_fail(__FILE__, line, "%s: stderr differs:\n--- interp\n%.900s\n--- jit\n%.900s", label, a->err, b->err);
+        ok = false;
+    }
+    return ok;
+}
+
+/* Interpreter run, then under each option set with every method compiled
+ * (except `skip`); returns the interpreter's run for further checks. */
+static Run differential(Vm *vm, const char *skip, const char *label, int line, int argc, char **argv)
+{
+    Run ref = run_capture(vm, argc, argv);
+    const char *sets[] = {"O0", "O2"};
+    for (int s = 0; s < 2; s++) {
+        reset_globals(vm);
+        compile_all(vm, sets[s], skip, label);
+        Run got = run_capture(vm, argc, argv);
+        char l[160];
+        snprintf(l, sizeof l, "%s [%s]", label, sets[s]);
+        same_run(&ref, &got, l, line);
+        run_free(&got);
+        restore_interp(vm);
+    }
+    return ref;
+}
+
+#define DIFF_TL(src, skip)                                                     \
+    do {                                                                       \
+        Vm *vm_ = load_tl(src, NULL);                                          \
+        if (vm_) {                                                             \
+            Run r_ = differential(vm_, skip, __func__, __LINE__, 0, NULL);     \
+            run_free(&r_);                                                     \
+            unload(vm_);                                                       \
+        }                                                                      \
+    } while (0)
+
+/* ---- op categories --------------------------------------------------------- */
+
+TEST(jit_int_arith)
+{
+    DIFF_TL("fn main() {\n"
+            "  let a = 9223372036854775807; let b = -9223372036854775807 - 1;\n"
+            "  println(a + 1); println(b - 1); println(a * 3); println(-b);\n"
+            "  println(b / -1); println(b % -1); println(7 / -2); println(-7 % 3);\n"
+            "  println(5 & 3); println(5 | 3); println(5 ^ 3); println(~5);\n"
+            "  println(1 << 65); println(-16 >> 2); println(-16 >>> 60); println(3 << -1);\n"
+            "  var s = 0; for i in 0..100 { s = s + i * i; } println(s);\n"
+            "  println(a == b); println(a != b); println(b < a); println(a <= a);\n"
+            "}\n",
+            NULL);
+}
+
+TEST(jit_float_ops)
+{
+    DIFF_TL("fn main() {\n"
+            "  let z = 0.0; let n = z / z; let i = 1.0 / z;\n"
+            "  println(n < 1.0); println(n <= 1.0); println(n == n); println(n != n);\n"
+            "  println(!(n < 1.0)); println(-i); println(1.5 * 2.0 - 0.25); println(7.0 / 2.0);\n"
+            "  if n < 1.0 { println(\"lt\"); } else { println(\"nlt\"); }\n"
+            "  if !(n <= 1.0) { println(\"nle\"); }\n"
+            "  if n == n { println(\"eq\"); } else { println(\"ne\"); }\n"
+            "  println(int(3.99)); println(int(-3.99)); println(float(7) / 2.0);\n"
+            "  println(-0.0); println(1e300 * 1e10);\n"
+            "}\n",
+            NULL);
+}
+
+TEST(jit_strings_arrays_objects)
+{
+    DIFF_TL("class P { x: int; y: float; n: string; init(x: int) { self.x = x; self.y = 1.5; self.n = \"p\"; } }\n"
+            "fn main() {\n"
+            "  let s = \"abc\" + \"def\"; println(s); println(s.length); println(s[4]);\n"
+            "  println(s == \"abcdef\"); println(s == \"abd\");\n"
+            "  let a = new int[5]; a[2] = 7; println(a[2] + a.length);\n"
+            "  let f = new float[3]; f[1] = 2.5; println(f[1]);\n"
+            "  let b = new bool[2]; b[1] = true; println(b[1]); println(b[0]);\n"
+            "  let ps = new P[2]; ps[0] = P(4); println(ps[0].x); println(ps[0].y); println(ps[0].n);\n"
+            "  ps[0].x = ps[0].x * 10; println(ps[0].x); println(ps[1] == null);\n"
+            "}\n",
+            NULL);
+}
+
+TEST(jit_calls_dispatch_closures)
+{
+    DIFF_TL("interface Shape { fn area(): float; }\n"
+            "class Sq implements Shape { s: float; init(s: float) { self.s = s; } fn area(): float { return self.s * self.s; } }\n"
+            "class Ci implements Shape { r: float; init(r: float) { self.r = r; } fn area(): float { return 3.0 * self.r * self.r; } }\n"
+            "class A { fn who(): string { return \"A\"; } }\n"
+            "class B extends A { fn who(): string { return \"B\"; } }\n"
+            "fn twice(f: fn(int): int, x: int): int { return f(f(x)); }\n"
+            "fn main() {\n"
+            "  let shapes = new Shape[3]; shapes[0] = Sq(2.0); shapes[1] = Ci(1.0); shapes[2] = Sq(3.0);\n"
+            "  var t = 0.0; for k in 0..50 { for i in 0..3 { t = t + shapes[i].area(); } } println(t);\n"
+            "  let xs = new A[2]; xs[0] = A(); xs[1] = B();\n"
+            "  for i in 0..2 { println(xs[i].who()); }\n"
+            "  let k = 5; let add = fn(x: int): int { return x + k; };\n"
+            "  println(twice(add, 1));\n"
+            "  let o: A = xs[1]; println(o is B); if o is B { let bb = o as B; println(bb.who()); }\n"
+            "}\n",
+            NULL);
+}
+
+/* ---- run-time errors and traces --------------------------------------------- */
+
+TEST(jit_errors)
+{
+    const char *bodies[] = {
+        "let a = new int[3]; let i = 5; println(a[i]);",
+        "let z = 0; println(10 / z);",
+        "let z = 0; println(10 % z);",
+        "let a: int[] = null; println(a[0]);",
+        "let s: string = null; println(s + \"x\");",
+        "let n = -3; let a = new int[n];",
+        "let z = 0.0; println(int(z / z));",
+        "let f = 1e19; println(int(f));",
+        "let s = \"abc\"; println(s[3]);",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
+        char src[1024];
+        snprintf(src, sizeof src, "fn helper(k: int) {\n  %s\n}\nfn main() {\n  println(\"start\");\n  helper(1);\n}\n",
+                 bodies[i]);
+        Vm *vm = load_tl(src, NULL);
+        if (!vm)
+            continue;
+        char label[64];
+        snprintf(label, sizeof label, "error %zu", i);
+        Run r = differential(vm, NULL, label, __LINE__, 0, NULL);
+        CHECK_INT(r.status, 1);
+        CHECK_CONTAINS(r.err, "error: ");
+        CHECK_CONTAINS(r.err, "at helper (t.tl:2)");
+        CHECK_CONTAINS(r.err, "at main (t.tl:6)");
+        run_free(&r);
+        unload(vm);
+    }
+}
+
+/* An error inside an inlined callee has the interpreter's trace: the
+ * inlined frames appear, at their own lines. */
+TEST(jit_error_in_inlined_callee)
+{
+    const char *src = "class C { v: int; fn get(): int { return self.v; } }\n"
+                      "fn div(a: int, b: int): int {\n"
+                      "  return a / b;\n"
+                      "}\n"
+                      "fn mid(a: int, b: int): int {\n"
+                      "  return div(a, b) + 1;\n"
+                      "}\n"
+                      "fn field(c: C): int {\n"
+                      "  return c.get();\n"
+                      "}\n"
+                      "fn main() {\n"
+                      "  var s = 0;\n"
+                      "  let c = C();\n"
+                      "  for i in 0..2000 { s = s + mid(i, 1) + field(c); }\n"
+                      "  println(s);\n"
+                      "  println(mid(1, 0));\n"
+                      "}\n";
+    Vm *vm = load_tl(src, NULL);
+    if (!vm)
+        return;
+    Run ref = run_capture(vm, 0, NULL);
+    CHECK_CONTAINS(ref.err, "at div (t.tl:3)\n  at mid (t.tl:6)\n  at main (t.tl:16)");
+    /* only main compiled: div and mid are inlined into it */
+    VmError err;
+    reset_globals(vm);
+    CHECK(compile_one(method(vm, "main"), "O2", true, &err, NULL));
+    Run got = run_capture(vm, 0, NULL);
+    same_run(&ref, &got, "inlined error", __LINE__);
+    run_free(&got);
+    /* mid inlined, div called from inside it (interpreted, then compiled):
+     * the callee sees mid's synthetic frame */
+    CHECK(vm_tunables_set(&vm->tun, "inline.max_depth=1", &err));
+    for (int k = 0; k < 2; k++) {
+        restore_interp(vm);
+        reset_globals(vm);
+        CHECK(compile_one(method(vm, "main"), "O2", true, &err, NULL));
+        if (k)
+            CHECK(compile_one(method(vm, "div"), "O0", true, &err, NULL));
+        got = run_capture(vm, 0, NULL);
+        same_run(&ref, &got, k ? "call from inlined code, compiled callee" : "call from inlined code", __LINE__);
+        run_free(&got);
+    }
+    run_free(&ref);
+    restore_interp(vm);
+    unload(vm);
+
+    /* a null receiver in an inlined virtual call raises in the real call */
+    const char *src2 = "class C { v: int; fn get(): int { return self.v; } }\n"
+                       "fn field(c: C): int {\n"
+                       "  return c.get();\n"
+                       "}\n"
+                       "fn main() {\n"
+                       "  let c = C(); var s = 0;\n"
+                       "  for i in 0..2000 { s = s + field(c); }\n"
+                       "  let n: C = null;\n"
+                       "  println(field(n));\n"
+                       "}\n";
+    vm = load_tl(src2, NULL);
+    if (vm) {
+        Run r = differential(vm, NULL, "inlined null receiver", __LINE__, 0, NULL);
+        CHECK_CONTAINS(r.err, "null dereference");
+        run_free(&r);
+        unload(vm);
+    }
+}
+
+/* ---- recursion and mixed tiers ---------------------------------------------- */
+
+TEST(jit_deep_recursion_and_mixed_tiers)
+{
+    const char *src = "fn down(n: int): int { if n == 0 { return 0; } return 1 + down(n - 1); }\n"
+                      "fn a(n: int): int { if n <= 0 { return 0; } return b(n - 1) + 1; }\n"
+                      "fn b(n: int): int { if n <= 0 { return 0; } return a(n - 1) + 2; }\n"
+                      "fn boom(n: int): int { if n == 0 { return 1 / n; } return a(0) + boom(n - 1); }\n"
+                      "fn main() {\n"
+                      "  println(down(10000));\n"
+                      "  println(a(5001));\n"
+                      "  println(boom(3));\n"
+                      "}\n";
+    Vm *vm = load_tl(src, NULL);
+    if (!vm)
+        return;
+    Run ref = run_capture(vm, 0, NULL);
+    CHECK_CONTAINS(ref.out, "10000\n");
+    /* everything compiled, then b interpreted between compiled a's */
+    const char *skips[] = {NULL, ",b,"};
+    for (int k = 0; k < 2; k++) {
+        reset_globals(vm);
+        compile_all(vm, "O2", skips[k], "mixed");
+        Run got = run_capture(vm, 0, NULL);
+        same_run(&ref, &got, k ? "a compiled, b interpreted" : "all compiled", __LINE__);
+        run_free(&got);
+        restore_interp(vm);
+    }
+    run_free(&ref);
+    unload(vm);
+}
+
+/* The VmEntry ABI, called straight from C: arguments in, result out, the
+ * frame pushed and popped; and a stack overflow in O0 code (bigger C
+ * frames) still raises the interpreter's error. */
+TEST(jit_entry_abi)
+{
+    const char *src = "module \"abi\"\nsource \"abi.tl\"\nmain main\n"
+                      "native println_int (int) : void = builtin \"println_int\"\n"
+                      "method mix (int, float, int) : float static\n"
+                      "  regs float\n"
+                      "  I2F r3, r0\n"
+                      "  FMUL r3, r3, r1\n"
+                      "  JGES r2, 0, pos\n"
+                      "  FNEG r3, r3\n"
+                      "pos:\n"
+                      "  RET r3\n"
+                      "end\n"
+                      "method main () : void static\n"
+                      "  regs int\n"
+                      "  LDI r0, 3\n"
+                      "  CALLN _, r0, println_int\n"
+                      "  RETV\n"
+                      "end\n";
+    Vm *vm = load_tla(src, NULL);
+    if (!vm)
+        return;
+    VmMethod *m = method(vm, "mix");
+    VmError err;
+    if (m && compile_one(m, "O2", true, &err, NULL)) {
+        VmThread *t = vm_thread_new(vm);
+        VmValue args[3] = {{.i = 4}, {.f = 2.5}, {.i = -1}};
+        VmValue r = m->entry(t, m, args);
+        CHECK(r.f == -10.0);
+        CHECK(t->fp == t->frames - 1);
+        args[2].i = 7;
+        r = m->entry(t, m, args);
+        CHECK(r.f == 10.0);
+        vm_thread_free(t);
+    } else {
+        test_fail(__FILE__, __LINE__, "compile: %s", err.msg);
+    }
+    restore_interp(vm);
+    unload(vm);
+
+    /* Compiled recursion uses the C stack, so O0 code (big frames) may hit
+     * the C stack limit before vm.max_frames: same error, same innermost
+     * and outermost frames, only the "... N more frames" count differs. */
+    vm = load_tl("fn down(n: int): int { return 1 + down(n + 1); }\nfn main() { println(down(0)); }\n", NULL);
+    if (vm) {
+        Run ref = run_capture(vm, 0, NULL);
+        const char *sets[] = {"O0", "O2"};
+        for (int k = 0; k < 2; k++) {
+            compile_all(vm, sets[k], NULL, "overflow");
+            Run got = run_capture(vm, 0, NULL);
+            CHECK_INT(got.status, 1);
+            CHECK(!strncmp(got.err, "error: stack overflow\n  at down (t.tl:1)\n", 40));
+            const char *tail = strstr(got.err, "more frames\n");
+            CHECK(tail && strstr(ref.err, tail));
+            run_free(&got);
+            restore_interp(vm);
+        }
+        run_free(&ref);
+        unload(vm);
+    }
+}
+
+/* ---- failures ------------------------------------------------------------------ */
+
+TEST(jit_failed_compile_keeps_interpreter)
+{
+    Vm *vm = load_tl("fn f(x: int): int { return x * 2; }\nfn main() { println(f(21)); }\n", NULL);
+    if (!vm)
+        return;
+    VmMethod *f = method(vm, "f");
+    VmError err = {{0}};
+    JitResult r;
+    /* gcc's own diagnostic for the bad option goes to stderr: hide it */
+    fflush(stderr);
+    int se = dup(2), nul = open("/dev/null", O_WRONLY);
+    dup2(nul, 2);
+    bool compiled = compile_one(f, "-fno-such-option-at-all", true, &err, &r);
+    dup2(se, 2);
+    close(se), close(nul);
+    CHECK(!compiled);
+    CHECK_CONTAINS(err.msg, "options rejected");
+    CHECK(err.msg[0] != 0);
+    CHECK(f->entry == vm_interp_entry);
+    CHECK(!compile_one(f, "O7", true, &err, &r));
+    CHECK_CONTAINS(err.msg, "unknown option set");
+    Run run = run_capture(vm, 0, NULL);
+    CHECK_STR(run.out, "42\n");
+    run_free(&run);
+    /* every named set compiles, both load routes work */
+    const char *const sets[] = {"O0", "O1", "O2", "O3", "unroll", "vectorize", "novectorize", "size",
+                                "-O1 -fno-inline"};
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        CHECK(compile_one(f, sets[i], false, &err, &r));
+        CHECK(r.entry && r.code_bytes > 0);
+    }
+    CHECK(vm_tunables_set(&vm->tun, "jit.load=gccjit", &err));
+    CHECK(compile_one(f, "O2", true, &err, &r));
+    run = run_capture(vm, 0, NULL);
+    CHECK_STR(run.out, "42\n");
+    run_free(&run);
+    restore_interp(vm);
+    unload(vm);
+}
+
+/* ---- the corpus ------------------------------------------------------------------- */
+
+static int directive_words(const char *text, const char *name, char **out, int max)
+{
+    int n = 0;
+    char key[64];
+    snprintf(key, sizeof key, "// %s:", name);
+    for (const char *p = strstr(text, key); p && n < max; p = strstr(p + 1, key)) {
+        const char *q = p + strlen(key);
+        while (*q && *q != '\n' && n < max) {
+            while (*q == ' ')
+                q++;
+            const char *s = q;
+            while (*q && *q != ' ' && *q != '\n')
+                q++;
+            if (q > s)
+                out[n++] = strndup(s, (size_t)(q - s));
+        }
+    }
+    return n;
+}
+
+/* Runs one program interpreted, then with every method compiled (O2). */
+static int corpus_program(const char *path, int *nmethods, int *nfailed)
+{
+    VmBuf buf = {0};
+    VmError err;
+    if (!vm_read_file(path, &buf, &err))
+        return 0;
+    char *text = strndup((char *)buf.data, buf.len);
+    vm_buf_free(&buf);
+    /* compile errors and load errors (exit 2) have nothing to compile; a
+     * heap limit is process-wide in Boehm GC and would starve the programs
+     * after it, so those run only in the command-level suites */
+    if (strstr(text, "// expect-error:") || strstr(text, "// expect-exit: 2") ||
+        strstr(text, "gc.max_heap")) {
+        free(text);
+        return 0;
+    }
+    VmModule *m = NULL;
+    if (strstr(path, ".tla")) {
+        m = vm_asm(text, strlen(text), path, &err);
+    } else {
+        TlOptions to = {.stdlib_dir = "stdlib"};
+        FILE *nul = fopen("/dev/null", "w");
+        m = tl_compile_file(path, &to, nul, NULL);
+        if (nul)
+            fclose(nul);
+    }
+    if (!m) {
+        free(text);
+        return 0;
+    }
+    VmTunables tun;
+    vm_tunables_default(&tun);
+    char *words[32], *args[32];
+    int nw = directive_words(text, "flags", words, 32);
+    for (int i = 0; i + 1 < nw; i++)
+        if (!strcmp(words[i], "-X"))
+            vm_tunables_set(&tun, words[i + 1], NULL);
+    int na = directive_words(text, "args", args, 32);
+    Vm *vm = link_quiet(m, &tun, false);
+    if (vm) {
+        Run ref = run_capture(vm, na, args);
+        reset_globals(vm);
+        for (uint32_t i = 0; i < m->nmethods; i++) {
+            VmMethod *mm = &m->methods[i];
+            if (!mm->code || !mm->ncode)
+                continue;
+            if (compile_one(mm, "O2", true, &err, NULL)) {
+                (*nmethods)++;
+            } else {
+                (*nfailed)++;
+                test_fail(__FILE__, __LINE__, "%s: %s: %s", path, mm->name, err.msg);
+            }
+        }
+        Run got = run_capture(vm, na, args);
+        same_run(&ref, &got, path, __LINE__);
+        run_free(&ref);
+        run_free(&got);
+        unload(vm);
+    }
+    for (int i = 0; i < nw; i++)
+        free(words[i]);
+    for (int i = 0; i < na; i++)
+        free(args[i]);
+    free(text);
+    return vm ? 1 : 0;
+}
+
+TEST(jit_corpus)
+{
+    const char *patterns[] = {"tests/vm/*.tla", "tests/lang/*.tl"};
+    const char *only = getenv("JIT_CORPUS_ONLY");
+    int nprog = 0, nmeth = 0, nfail = 0;
+    for (size_t p = 0; p < 2; p++) {
+        glob_t g;
+        if (glob(patterns[p], 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            if (!only || strstr(g.gl_pathv[i], only))
+                nprog += corpus_program(g.gl_pathv[i], &nmeth, &nfail);
+        globfree(&g);
+    }
+    if (getenv("JIT_CORPUS_VERBOSE"))
+        fprintf(stderr, "jit corpus: %d programs, %d methods compiled, %d failed\n", nprog, nmeth, nfail);
+    if (!only) {
+        CHECK(nprog >= 50);
+        CHECK(nmeth >= 200);
+    }
+}
+
+/* ---- compile latency (JIT_LATENCY=1 only: prints, checks nothing) ---------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+TEST(jit_latency)
+{
+    if (!getenv("JIT_LATENCY"))
+        return;
+    const char *files[] = {"tests/lang/class_basic.tl", "tests/lang/array_sort.tl", "tests/vm/fib.tla",
+                           "tests/vm/interfaces.tla", "tests/vm/strings.tla", "tests/lang/builtin_str.tl",
+                           "tests/vm/closures.tla", "tests/vm/arrays_int.tla"};
+    const char *routes[] = {"jit.load=as", "jit.load=gccjit"};
+    for (int r = 0; r < 2; r++) {
+        double ir[512], cc[512], as[512], tot[512];
+        size_t bytes[512];
+        int n = 0;
+        for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+            VmBuf buf = {0};
+            VmError err;
+            if (!vm_read_file(files[i], &buf, &err))
+                continue;
+            VmModule *m;
+            if (strstr(files[i], ".tla")) {
+                m = vm_asm((char *)buf.data, buf.len, files[i], &err);
+            } else {
+                TlOptions to = {.stdlib_dir = "stdlib"};
+                m = tl_compile_file(files[i], &to, stderr, NULL);
+            }
+            vm_buf_free(&buf);
+            Vm *vm = link_module(m, NULL);
+            if (!vm)
+                continue;
+            vm_tunables_set(&vm->tun, routes[r], &err);
+            Run ref = run_capture(vm, 0, NULL);
+            run_free(&ref);
+            for (uint32_t k = 0; k < m->nmethods && n < 512; k++) {
+                JitResult res;
+                if (!m->methods[k].code || !compile_one(&m->methods[k], "O2", false, &err, &res))
+                    continue;
+                ir[n] = res.us_ir, cc[n] = res.us_compile, as[n] = res.us_assemble;
+                tot[n] = res.us_ir + res.us_compile + res.us_assemble;
+                bytes[n] = res.code_bytes;
+                n++;
+            }
+            unload(vm);
+        }
+        if (!n)
+            continue;
+        qsort(ir, (size_t)n, sizeof *ir, cmp_double);
+        qsort(cc, (size_t)n, sizeof *cc, cmp_double);
+        qsort(as, (size_t)n, sizeof *as, cmp_double);
+        qsort(tot, (size_t)n, sizeof *tot, cmp_double);
+        size_t b = 0;
+        for (int k = 0; k < n; k++)
+            b += bytes[k];
+        fprintf(stderr, "%s: %d methods, median us: ir+codegen %.0f, gcc %.0f, load %.0f, total %.0f; mean code %zu bytes\n",
+                routes[r], n, ir[n / 2], cc[n / 2], as[n / 2], tot[n / 2], b / (size_t)n);
+    }
+}
