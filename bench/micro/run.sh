@@ -20,7 +20,8 @@
 #
 # Usage: bench/micro/run.sh [NAME...]       (default: every benchmark)
 # Environment: BENCH_RUNS (runs per configuration), TALLY (default
-# bin/tally), LUA (default lua5.4), BENCH_JSON (default
+# bin/tally), TALLY_FLAGS (default --jit=off: this suite measures the
+# interpreter), LUA (default lua5.4), BENCH_JSON (default
 # bench/micro/results.json).
 set -u
 
@@ -28,6 +29,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 runs=${BENCH_RUNS:-5}
 tally=${TALLY:-$root/bin/tally}
+# the interpreter is what this suite measures: the JIT (on by default) is off
+read -r -a tally_flags <<<"${TALLY_FLAGS---jit=off}"
 lua=${LUA:-lua5.4}
 json=${BENCH_JSON:-$here/results.json}
 all_benchmarks=(fib loops floats array_sum array_fill calls virtual alloc strings)
@@ -127,10 +130,10 @@ for b in "${benchmarks[@]}"; do
                 time_run "$out" "$err" "$lua" "$here/lua/$b.lua"
                 lua_ns+=("$elapsed_ns") ;;
             tla)
-                time_run "$out" "$err" "$tally" run "$here/$b.tla"
+                time_run "$out" "$err" "$tally" run "${tally_flags[@]}" "$here/$b.tla"
                 tla_ns+=("$elapsed_ns") ;;
             tl)
-                time_run "$out" "$err" "$tally" run "$here/tl/$b.tl"
+                time_run "$out" "$err" "$tally" run "${tally_flags[@]}" "$here/tl/$b.tl"
                 tl_ns+=("$elapsed_ns") ;;
             build)
                 time_run "$out" "$err" "$tally" build "$here/tl/$b.tl" -o "$tmp/$b.tlb"
