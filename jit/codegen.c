@@ -457,7 +457,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         out_begin(g, in);
         gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *a[3] = {g->thread, sp, rv(g->tmp_c)};
-        assign(g, g->tmp_m, call(g, FN(jit_rt_iface), g->t_vptr, 3, pt, a));
+        assign(g, g->tmp_m, call(g, FN(vm_iface_dispatch), g->t_vptr, 3, pt, a));
         out_end(g, in);
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = join;

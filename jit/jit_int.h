@@ -37,7 +37,6 @@ _Noreturn void jit_rt_raise_f2i(VmThread *t, const JitWhere *w, double d);
 _Noreturn void jit_rt_raise_cast(VmThread *t, const JitWhere *w, const void *obj, const VmType *ty);
 _Noreturn void jit_rt_raise_overflow(VmThread *t);
 /* Interface dispatch beyond the site's first way (the interpreter's slow path). */
-VmMethod *jit_rt_iface(VmThread *t, VmCallSite *s, VmClass *c);
 int64_t jit_rt_seq(const VmString *a, const VmString *b);
 int64_t jit_rt_instance_of(const void *obj, const VmType *ty);
 /* Allocation from inlined code: the chain is pushed for the trace of an

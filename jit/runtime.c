@@ -80,41 +80,6 @@ void jit_rt_raise_overflow(VmThread *t)
     vm_raise(t, "stack overflow");
 }
 
-/* The interpreter's iface_dispatch_slow, to the letter (profile included). */
-VmMethod *jit_rt_iface(VmThread *t, VmCallSite *s, VmClass *c)
-{
-    VmMethod *tm = s->target;
-    for (int i = 0; i < VM_SITE_WAYS; i++) {
-        if (s->seen[i].cls == c) {
-            s->seen[i].count++;
-            if (!s->seen[i].m)
-                s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
-            if (s->seen[i].m)
-                return s->seen[i].m;
-            break;
-        }
-        if (!s->seen[i].cls) {
-            s->seen[i].cls = c;
-            s->seen[i].count = 1;
-            s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
-            if (s->seen[i].m)
-                return s->seen[i].m;
-            break;
-        }
-        if (i == VM_SITE_WAYS - 1) {
-            s->other++;
-            if (s->cache_cls == c)
-                return s->cache_m;
-        }
-    }
-    VmMethod *cm = vm_itable_lookup(c, tm->ownerc, tm->slot);
-    if (!cm)
-        vm_raise(t, "no implementation of %s in %s", tm->name, c->name ? c->name : "?");
-    s->cache_cls = c;
-    s->cache_m = cm;
-    return cm;
-}
-
 int64_t jit_rt_seq(const VmString *a, const VmString *b)
 {
     return a == b || (a && b && vm_string_equal(a, b));

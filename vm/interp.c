@@ -98,42 +98,6 @@ static inline void site_note(VmCallSite *s, VmClass *c)
         site_note_slow(s, c);
 }
 
-/* Interface dispatch beyond the first way: the other ways, then a free
- * way, then (megamorphic) the one-entry cache, then the itable search. */
-static __attribute__((noinline)) VmMethod *iface_dispatch_slow(VmThread *t, VmCallSite *s, VmClass *c)
-{
-    VmMethod *tm = s->target;
-    for (int i = 0; i < VM_SITE_WAYS; i++) {
-        if (s->seen[i].cls == c) {
-            s->seen[i].count++;
-            if (!s->seen[i].m)
-                s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
-            if (s->seen[i].m)
-                return s->seen[i].m;
-            break;
-        }
-        if (!s->seen[i].cls) {
-            s->seen[i].cls = c;
-            s->seen[i].count = 1;
-            s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
-            if (s->seen[i].m)
-                return s->seen[i].m;
-            break;
-        }
-        if (i == VM_SITE_WAYS - 1) {
-            s->other++;
-            if (s->cache_cls == c)
-                return s->cache_m;
-        }
-    }
-    VmMethod *cm = vm_itable_lookup(c, tm->ownerc, tm->slot);
-    if (!cm)  /* the verifier makes this unreachable for concrete classes */
-        vm_raise(t, "no implementation of %s in %s", tm->name, c->name ? c->name : "?");
-    s->cache_cls = c;
-    s->cache_m = cm;
-    return cm;
-}
-
 /* ---- dispatch macros ----------------------------------------------------- */
 
 #ifdef VM_SWITCH_DISPATCH
@@ -518,7 +482,7 @@ dispatch:
             cm = s->seen[0].m;
         } else {
             SAVE();
-            cm = iface_dispatch_slow(t, s, c);
+            cm = vm_iface_dispatch(t, s, c);
         }
         INVOKE(cm);
     }

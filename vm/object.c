@@ -326,3 +326,41 @@ VmMethod *vm_itable_lookup(VmClass *c, VmClass *iface, int32_t slot)
             return c->itables[i] ? c->itables[i][slot] : NULL;
     return NULL;
 }
+
+/* Interface dispatch beyond the first way of the call site: the other
+ * ways, then a free way, then (megamorphic) the one-entry cache, then the
+ * itable search.  Shared by the interpreter and compiled code, so both
+ * keep the same receiver profile. */
+VmMethod *vm_iface_dispatch(VmThread *t, VmCallSite *s, VmClass *c)
+{
+    VmMethod *tm = s->target;
+    for (int i = 0; i < VM_SITE_WAYS; i++) {
+        if (s->seen[i].cls == c) {
+            s->seen[i].count++;
+            if (!s->seen[i].m)
+                s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
+            if (s->seen[i].m)
+                return s->seen[i].m;
+            break;
+        }
+        if (!s->seen[i].cls) {
+            s->seen[i].cls = c;
+            s->seen[i].count = 1;
+            s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
+            if (s->seen[i].m)
+                return s->seen[i].m;
+            break;
+        }
+        if (i == VM_SITE_WAYS - 1) {
+            s->other++;
+            if (s->cache_cls == c)
+                return s->cache_m;
+        }
+    }
+    VmMethod *cm = vm_itable_lookup(c, tm->ownerc, tm->slot);
+    if (!cm)  /* the verifier makes this unreachable for concrete classes */
+        vm_raise(t, "no implementation of %s in %s", tm->name, c->name ? c->name : "?");
+    s->cache_cls = c;
+    s->cache_m = cm;
+    return cm;
+}

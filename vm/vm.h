@@ -391,6 +391,9 @@ VmClosure *vm_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps);
 /* Dynamic type test of a non-null reference against a resolved type. */
 bool vm_instance_of(const void *obj, const VmType *type);
 VmMethod *vm_itable_lookup(VmClass *c, VmClass *iface, int32_t slot);
+/* Interface dispatch at call site s for receiver class c, when the site's
+ * first way does not match: updates the site's profile and caches. */
+VmMethod *vm_iface_dispatch(VmThread *t, VmCallSite *s, VmClass *c);
 
 /* ---- tunables ----------------------------------------------------------- */
 
