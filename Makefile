@@ -56,7 +56,7 @@ setup:
 	@sh tools/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all build/unit-tests build/mutate
+	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz
 	@bash tests/run.sh
 
 demo: setup

@@ -296,8 +296,9 @@ if want "${SUITES[@]}"; then
 fi
 
 SUITE=srcfuzz
-if want "${SUITES[@]}" && [[ -x build/srcfuzz ]]; then
+if want "${SUITES[@]}"; then
     echo "== srcfuzz"
+    [[ -x build/srcfuzz ]] || bad "build/srcfuzz is missing (make build/srcfuzz)"
     seeds=()
     for f in tests/lang/*.tl examples/*.tl stdlib/*.tl; do
         [[ -f $f ]] || continue
