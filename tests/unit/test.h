@@ -52,4 +52,12 @@ void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((
                       g_ ? g_ : "(null)", w_);                                  \
     } while (0)
 
+/* util.c: fd (1 or 2) goes to a fresh temporary file until test_restore,
+ * which puts it back and copies what was written into buf. */
+#include <stdio.h>
+int test_redirect(int fd, FILE **tmp);
+void test_restore(int fd, int saved, FILE *tmp, char *buf, size_t size);
+/* Words of the "// NAME: ..." directive lines of text (strdup'ed). */
+int test_directive_words(const char *text, const char *name, char **out, int max);
+
 #endif

@@ -40,31 +40,6 @@ static void count_hot(Vm *vm, VmMethod *m, const VmInsn *osr)
     hot_osr = osr;
 }
 
-/* Starts sending fd to a fresh temporary file; returns the saved fd. */
-static int redirect(int fd, FILE **tmp)
-{
-    fflush(fd == 1 ? stdout : stderr);
-    *tmp = tmpfile();
-    int saved = dup(fd);
-    if (*tmp)
-        dup2(fileno(*tmp), fd);
-    return saved;
-}
-
-static void restore(int fd, int saved, FILE *tmp, char *buf, size_t size)
-{
-    fflush(fd == 1 ? stdout : stderr);
-    dup2(saved, fd);
-    close(saved);
-    buf[0] = 0;
-    if (!tmp)
-        return;
-    rewind(tmp);
-    size_t n = fread(buf, 1, size - 1, tmp);
-    buf[n] = 0;
-    fclose(tmp);
-}
-
 /* Assembles, verifies and links src; NULL (and a test failure) on error. */
 static Vm *load(const char *src, int64_t hot_threshold, bool hook)
 {
@@ -102,10 +77,10 @@ static Vm *load(const char *src, int64_t hot_threshold, bool hook)
 static void run_vm(Vm *vm, Run *r)
 {
     FILE *o, *e;
-    int so = redirect(1, &o), se = redirect(2, &e);
+    int so = test_redirect(1, &o), se = test_redirect(2, &e);
     r->status = vm_run(vm, 0, NULL);
-    restore(1, so, o, r->out, sizeof r->out);
-    restore(2, se, e, r->err, sizeof r->err);
+    test_restore(1, so, o, r->out, sizeof r->out);
+    test_restore(2, se, e, r->err, sizeof r->err);
 }
 
 static void unload(Vm *vm)

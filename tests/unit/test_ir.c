@@ -742,26 +742,6 @@ TEST(ir_options_from_tunables)
 
 /* ---- every method of every test program -------------------------------------- */
 
-/* "// NAME: v1 v2" lines of a file, words appended to out[]. */
-static int directive_words(const char *text, const char *name, char **out, int max)
-{
-    int n = 0;
-    char key[64];
-    snprintf(key, sizeof key, "// %s:", name);
-    for (const char *p = strstr(text, key); p && n < max; p = strstr(p + 1, key)) {
-        const char *q = p + strlen(key);
-        while (*q && *q != '\n' && n < max) {
-            while (*q == ' ')
-                q++;
-            const char *s = q;
-            while (*q && *q != ' ' && *q != '\n')
-                q++;
-            if (q > s)
-                out[n++] = strndup(s, (size_t)(q - s));
-        }
-    }
-    return n;
-}
 
 static int check_program(const char *path, int *nmethods)
 {
@@ -788,11 +768,11 @@ static int check_program(const char *path, int *nmethods)
     VmTunables tun;
     vm_tunables_default(&tun);
     char *words[32], *args[32];
-    int nw = directive_words(text, "flags", words, 32);
+    int nw = test_directive_words(text, "flags", words, 32);
     for (int i = 0; i + 1 < nw; i++)
         if (!strcmp(words[i], "-X"))
             vm_tunables_set(&tun, words[i + 1], NULL);
-    int na = directive_words(text, "args", args, 32);
+    int na = test_directive_words(text, "args", args, 32);
     Vm *vm = link_module(m, &tun, false);
     if (vm) {
         run_quiet(vm, na, args);

@@ -553,25 +553,6 @@ TEST(jit_failed_compile_keeps_interpreter)
 
 /* ---- the corpus ------------------------------------------------------------------- */
 
-static int directive_words(const char *text, const char *name, char **out, int max)
-{
-    int n = 0;
-    char key[64];
-    snprintf(key, sizeof key, "// %s:", name);
-    for (const char *p = strstr(text, key); p && n < max; p = strstr(p + 1, key)) {
-        const char *q = p + strlen(key);
-        while (*q && *q != '\n' && n < max) {
-            while (*q == ' ')
-                q++;
-            const char *s = q;
-            while (*q && *q != ' ' && *q != '\n')
-                q++;
-            if (q > s)
-                out[n++] = strndup(s, (size_t)(q - s));
-        }
-    }
-    return n;
-}
 
 /* Runs one program interpreted, then with every method compiled (O2). */
 static int corpus_program(const char *path, int *nmethods, int *nfailed)
@@ -607,11 +588,11 @@ static int corpus_program(const char *path, int *nmethods, int *nfailed)
     VmTunables tun;
     vm_tunables_default(&tun);
     char *words[32], *args[32];
-    int nw = directive_words(text, "flags", words, 32);
+    int nw = test_directive_words(text, "flags", words, 32);
     for (int i = 0; i + 1 < nw; i++)
         if (!strcmp(words[i], "-X"))
             vm_tunables_set(&tun, words[i + 1], NULL);
-    int na = directive_words(text, "args", args, 32);
+    int na = test_directive_words(text, "args", args, 32);
     Vm *vm = link_quiet(m, &tun, false);
     if (vm) {
         Run ref = run_capture(vm, na, args);

@@ -54,29 +54,6 @@ typedef struct Run {
     char out[8192], err[4096], diag[4096];
 } Run;
 
-static int redirect(int fd, FILE **tmp)
-{
-    fflush(fd == 1 ? stdout : stderr);
-    *tmp = tmpfile();
-    int saved = dup(fd);
-    if (*tmp)
-        dup2(fileno(*tmp), fd);
-    return saved;
-}
-
-static void restore(int fd, int saved, FILE *tmp, char *buf, size_t size)
-{
-    fflush(fd == 1 ? stdout : stderr);
-    dup2(saved, fd);
-    close(saved);
-    buf[0] = 0;
-    if (!tmp)
-        return;
-    rewind(tmp);
-    size_t n = fread(buf, 1, size - 1, tmp);
-    buf[n] = 0;
-    fclose(tmp);
-}
 
 /* Compiles, verifies, links and runs src; status -1 if it did not get
  * that far (diag and err say why). */
@@ -104,10 +81,10 @@ static void run(const char *src, Run *r)
         return;
     }
     FILE *o, *e;
-    int so = redirect(1, &o), se = redirect(2, &e);
+    int so = test_redirect(1, &o), se = test_redirect(2, &e);
     r->status = vm_run(vm, 0, NULL);
-    restore(1, so, o, r->out, sizeof r->out);
-    restore(2, se, e, r->err, sizeof r->err);
+    test_restore(1, so, o, r->out, sizeof r->out);
+    test_restore(2, se, e, r->err, sizeof r->err);
     vm_free(vm);
     vm_module_free(m);
 }
