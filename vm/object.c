@@ -122,8 +122,10 @@ void vm_gc_init(Vm *vm)
         GC_set_push_other_roots(push_register_stacks);
         gc_ready = true;
     }
-    if (vm && vm->tun.gc_max_heap > 0)
-        GC_set_max_heap_size((GC_word)vm->tun.gc_max_heap);
+    /* Boehm's limit is process-wide: every new VM states its own (0 is
+     * unlimited), so a VM never inherits the limit of one made before it */
+    if (vm)
+        GC_set_max_heap_size(vm->tun.gc_max_heap > 0 ? (GC_word)vm->tun.gc_max_heap : 0);
 }
 
 int vm_gc_register_thread(void)

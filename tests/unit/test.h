@@ -60,4 +60,18 @@ void test_restore(int fd, int saved, FILE *tmp, char *buf, size_t size);
 /* Words of the "// NAME: ..." directive lines of text (strdup'ed). */
 int test_directive_words(const char *text, const char *name, char **out, int max);
 
+#include "lang.h"
+#include "vm.h"
+/* A program of the test corpus (see test_corpus_each in util.c); the
+ * module is the callee's to link and free. */
+typedef struct {
+    const char *path;
+    const char *text;
+    VmModule *m;
+    VmTunables tun; /* defaults plus the program's `// flags: -X` */
+    int nargs;
+    char *args[32];
+} TestProgram;
+int test_corpus_each(const char *only, void (*fn)(TestProgram *p, void *ctx), void *ctx);
+
 #endif

@@ -743,86 +743,47 @@ TEST(ir_options_from_tunables)
 /* ---- every method of every test program -------------------------------------- */
 
 
-static int check_program(const char *path, int *nmethods)
+static void check_program(TestProgram *p, void *ctx)
 {
-    VmBuf buf = {0};
+    int *nmethods = ctx;
+    VmModule *m = p->m;
     VmError err;
-    if (!vm_read_file(path, &buf, &err))
-        return 0;
-    char *text = strndup((char *)buf.data, buf.len);
-    vm_buf_free(&buf);
-    VmModule *m = NULL;
-    if (strstr(path, ".tla")) {
-        m = vm_asm(text, strlen(text), path, &err);
-    } else {
-        TlOptions to = {.stdlib_dir = "stdlib"};
-        FILE *nul = fopen("/dev/null", "w");
-        m = tl_compile_file(path, &to, nul, NULL);
-        if (nul)
-            fclose(nul);
-    }
-    if (!m) {
-        free(text);
-        return 0;
-    }
-    VmTunables tun;
-    vm_tunables_default(&tun);
-    char *words[32], *args[32];
-    int nw = test_directive_words(text, "flags", words, 32);
-    for (int i = 0; i + 1 < nw; i++)
-        if (!strcmp(words[i], "-X"))
-            vm_tunables_set(&tun, words[i + 1], NULL);
-    int na = test_directive_words(text, "args", args, 32);
-    Vm *vm = link_module(m, &tun, false);
-    if (vm) {
-        run_quiet(vm, na, args);
-        IrOptions variants[3];
-        ir_options_default(&variants[0], NULL);
-        variants[1] = opts(1000, 6, 100000);
-        variants[2] = opts(40, 0, 400);
-        for (uint32_t i = 0; i < m->nmethods; i++) {
-            VmMethod *mm = &m->methods[i];
-            if (!mm->code || !mm->ncode)
+    Vm *vm = link_module(m, &p->tun, false);
+    if (!vm)
+        return;
+    run_quiet(vm, p->nargs, p->args);
+    IrOptions variants[3];
+    ir_options_default(&variants[0], NULL);
+    variants[1] = opts(1000, 6, 100000);
+    variants[2] = opts(40, 0, 400);
+    for (uint32_t i = 0; i < m->nmethods; i++) {
+        VmMethod *mm = &m->methods[i];
+        if (!mm->code || !mm->ncode)
+            continue;
+        for (int v = 0; v < 3; v++) {
+            FILE *nul = v == 0 ? fopen("/dev/null", "w") : NULL;
+            IrFunc *f = ir_compile(mm, &variants[v], nul, &err);
+            if (nul)
+                fclose(nul);
+            if (!f) {
+                test_fail(__FILE__, __LINE__, "%s: %s: %s", p->path, mm->name, err.msg);
                 continue;
-            for (int v = 0; v < 3; v++) {
-                FILE *nul = v == 0 ? fopen("/dev/null", "w") : NULL;
-                IrFunc *f = ir_compile(mm, &variants[v], nul, &err);
-                if (nul)
-                    fclose(nul);
-                if (!f) {
-                    test_fail(__FILE__, __LINE__, "%s: %s: %s", path, mm->name, err.msg);
-                    continue;
-                }
-                if (!ir_check(f, &err))
-                    test_fail(__FILE__, __LINE__, "%s (variant %d): %s", path, v, err.msg);
-                if (v == 2 && mm->prof.calls && !f->has_counts)
-                    test_fail(__FILE__, __LINE__, "%s: %s ran but has no counts", path, mm->name);
-                ir_free(f);
             }
-            (*nmethods)++;
+            if (!ir_check(f, &err))
+                test_fail(__FILE__, __LINE__, "%s (variant %d): %s", p->path, v, err.msg);
+            if (v == 2 && mm->prof.calls && !f->has_counts)
+                test_fail(__FILE__, __LINE__, "%s: %s ran but has no counts", p->path, mm->name);
+            ir_free(f);
         }
-        unload(vm);
+        (*nmethods)++;
     }
-    for (int i = 0; i < nw; i++)
-        free(words[i]);
-    for (int i = 0; i < na; i++)
-        free(args[i]);
-    free(text);
-    return vm ? 1 : 0;
+    unload(vm);
 }
 
 TEST(ir_invariants_on_all_programs)
 {
-    const char *patterns[] = {"tests/vm/*.tla", "tests/lang/*.tl"};
-    int nprog = 0, nmeth = 0;
-    for (size_t p = 0; p < 2; p++) {
-        glob_t g;
-        if (glob(patterns[p], 0, NULL, &g) != 0)
-            continue;
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            nprog += check_program(g.gl_pathv[i], &nmeth);
-        globfree(&g);
-    }
+    int nmeth = 0;
+    int nprog = test_corpus_each(NULL, check_program, &nmeth);
     CHECK(nprog >= 50);
     CHECK(nmeth >= 200);
 }

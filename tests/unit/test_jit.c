@@ -555,92 +555,49 @@ TEST(jit_failed_compile_keeps_interpreter)
 
 
 /* Runs one program interpreted, then with every method compiled (O2). */
-static int corpus_program(const char *path, int *nmethods, int *nfailed)
+typedef struct {
+    int nmethods, nfailed;
+} CorpusCount;
+
+static void corpus_program(TestProgram *p, void *ctx)
 {
-    VmBuf buf = {0};
+    CorpusCount *c = ctx;
+    VmModule *m = p->m;
     VmError err;
-    if (!vm_read_file(path, &buf, &err))
-        return 0;
-    char *text = strndup((char *)buf.data, buf.len);
-    vm_buf_free(&buf);
-    /* compile errors and load errors (exit 2) have nothing to compile; a
-     * heap limit is process-wide in Boehm GC and would starve the programs
-     * after it, so those run only in the command-level suites */
-    if (strstr(text, "// expect-error:") || strstr(text, "// expect-exit: 2") ||
-        strstr(text, "gc.max_heap")) {
-        free(text);
-        return 0;
-    }
-    VmModule *m = NULL;
-    if (strstr(path, ".tla")) {
-        m = vm_asm(text, strlen(text), path, &err);
-    } else {
-        TlOptions to = {.stdlib_dir = "stdlib"};
-        FILE *nul = fopen("/dev/null", "w");
-        m = tl_compile_file(path, &to, nul, NULL);
-        if (nul)
-            fclose(nul);
-    }
-    if (!m) {
-        free(text);
-        return 0;
-    }
-    VmTunables tun;
-    vm_tunables_default(&tun);
-    char *words[32], *args[32];
-    int nw = test_directive_words(text, "flags", words, 32);
-    for (int i = 0; i + 1 < nw; i++)
-        if (!strcmp(words[i], "-X"))
-            vm_tunables_set(&tun, words[i + 1], NULL);
-    int na = test_directive_words(text, "args", args, 32);
-    Vm *vm = link_quiet(m, &tun, false);
-    if (vm) {
-        Run ref = run_capture(vm, na, args);
-        reset_globals(vm);
-        for (uint32_t i = 0; i < m->nmethods; i++) {
-            VmMethod *mm = &m->methods[i];
-            if (!mm->code || !mm->ncode)
-                continue;
-            if (compile_one(mm, "O2", true, &err, NULL)) {
-                (*nmethods)++;
-            } else {
-                (*nfailed)++;
-                test_fail(__FILE__, __LINE__, "%s: %s: %s", path, mm->name, err.msg);
-            }
+    Vm *vm = link_quiet(m, &p->tun, false);
+    if (!vm)
+        return;
+    Run ref = run_capture(vm, p->nargs, p->args);
+    reset_globals(vm);
+    for (uint32_t i = 0; i < m->nmethods; i++) {
+        VmMethod *mm = &m->methods[i];
+        if (!mm->code || !mm->ncode)
+            continue;
+        if (compile_one(mm, "O2", true, &err, NULL)) {
+            c->nmethods++;
+        } else {
+            c->nfailed++;
+            test_fail(__FILE__, __LINE__, "%s: %s: %s", p->path, mm->name, err.msg);
         }
-        Run got = run_capture(vm, na, args);
-        same_run(&ref, &got, path, __LINE__);
-        run_free(&ref);
-        run_free(&got);
-        unload(vm);
     }
-    for (int i = 0; i < nw; i++)
-        free(words[i]);
-    for (int i = 0; i < na; i++)
-        free(args[i]);
-    free(text);
-    return vm ? 1 : 0;
+    Run got = run_capture(vm, p->nargs, p->args);
+    same_run(&ref, &got, p->path, __LINE__);
+    run_free(&ref);
+    run_free(&got);
+    unload(vm);
 }
 
 TEST(jit_corpus)
 {
-    const char *patterns[] = {"tests/vm/*.tla", "tests/lang/*.tl"};
     const char *only = getenv("JIT_CORPUS_ONLY");
-    int nprog = 0, nmeth = 0, nfail = 0;
-    for (size_t p = 0; p < 2; p++) {
-        glob_t g;
-        if (glob(patterns[p], 0, NULL, &g) != 0)
-            continue;
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            if (!only || strstr(g.gl_pathv[i], only))
-                nprog += corpus_program(g.gl_pathv[i], &nmeth, &nfail);
-        globfree(&g);
-    }
+    CorpusCount c = {0};
+    int nprog = test_corpus_each(only, corpus_program, &c);
     if (getenv("JIT_CORPUS_VERBOSE"))
-        fprintf(stderr, "jit corpus: %d programs, %d methods compiled, %d failed\n", nprog, nmeth, nfail);
+        fprintf(stderr, "jit corpus: %d programs, %d methods compiled, %d failed\n", nprog, c.nmethods,
+                c.nfailed);
     if (!only) {
         CHECK(nprog >= 50);
-        CHECK(nmeth >= 200);
+        CHECK(c.nmethods >= 200);
     }
 }
 

@@ -437,6 +437,36 @@ TEST(runtime_out_of_memory)
     CHECK_INT(WEXITSTATUS(st), 0);
 }
 
+/* A heap limit belongs to the VM that set it: Boehm's limit is
+ * process-wide, so a VM made later without one must lift it. */
+TEST(runtime_heap_limit_not_inherited)
+{
+    setup();
+    VmTunables tun = vm->tun;
+    tun.gc_max_heap = (int64_t)GC_get_heap_size() + (16 << 20);
+    Vm *limited = vm_new(&tun);
+    CHECK(limited != NULL);
+    tun.gc_max_heap = 0;
+    Vm *v = vm_new(&tun);
+    VmThread *t = vm_thread_new(v);
+    jmp_buf env;
+    t->escape = &env;
+    int made = 0;
+    if (setjmp(env) == 0) {
+        /* 48 MB kept alive through the register stack: over the old limit */
+        for (; made < 48; made++) {
+            VmArray *a = vm_new_array(t, &mod->types[T_STRINGS], 1 << 17);
+            a->data.p[0] = t->stack[0].p;
+            t->stack[0].p = a;
+        }
+    }
+    CHECK_INT(made, 48);
+    t->stack[0].p = NULL;
+    vm_thread_free(t);
+    vm_free(v);
+    vm_free(limited);
+}
+
 TEST(runtime_thread)
 {
     setup();

@@ -1,8 +1,10 @@
 /* tests/unit/util.c — helpers several unit-test files share: capturing
  * what code under test writes to stdout/stderr, and reading the `// NAME:`
- * directives of test programs (the same ones tests/run.sh reads). */
+ * directives of test programs (the same ones tests/run.sh reads), and
+ * walking the corpus of test programs. */
 #include "test.h"
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,4 +54,65 @@ int test_directive_words(const char *text, const char *name, char **out, int max
         }
     }
     return n;
+}
+
+/* Every runnable program of tests/vm/ and tests/lang/, loaded and
+ * with its `// flags: -X` tunables and `// args:` parsed, passed to fn.
+ * Skipped: programs whose compile or load fails on purpose (nothing to
+ * run) and programs that set gc.max_heap (a Boehm heap limit would also
+ * bind every program run after it in this process). Returns how many
+ * programs fn saw; `only`, if set, keeps paths containing it. */
+int test_corpus_each(const char *only, void (*fn)(TestProgram *p, void *ctx), void *ctx)
+{
+    const char *patterns[] = {"tests/vm/*.tla", "tests/lang/*.tl"};
+    int seen = 0;
+    for (size_t pi = 0; pi < 2; pi++) {
+        glob_t g;
+        if (glob(patterns[pi], 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            const char *path = g.gl_pathv[i];
+            if (only && !strstr(path, only))
+                continue;
+            VmBuf buf = {0};
+            VmError err;
+            if (!vm_read_file(path, &buf, &err))
+                continue;
+            char *text = strndup((char *)buf.data, buf.len);
+            vm_buf_free(&buf);
+            if (strstr(text, "// expect-error:") || strstr(text, "// expect-exit: 2") ||
+                strstr(text, "gc.max_heap")) {
+                free(text);
+                continue;
+            }
+            TestProgram p = {.path = path, .text = text};
+            if (strstr(path, ".tla")) {
+                p.m = vm_asm(text, strlen(text), path, &err);
+            } else {
+                TlOptions to = {.stdlib_dir = "stdlib"};
+                FILE *nul = fopen("/dev/null", "w");
+                p.m = tl_compile_file(path, &to, nul, NULL);
+                if (nul)
+                    fclose(nul);
+            }
+            if (p.m) {
+                vm_tunables_default(&p.tun);
+                char *words[32];
+                int nw = test_directive_words(text, "flags", words, 32);
+                for (int w = 0; w + 1 < nw; w++)
+                    if (!strcmp(words[w], "-X"))
+                        vm_tunables_set(&p.tun, words[w + 1], NULL);
+                for (int w = 0; w < nw; w++)
+                    free(words[w]);
+                p.nargs = test_directive_words(text, "args", p.args, 32);
+                fn(&p, ctx);
+                seen++;
+                for (int a = 0; a < p.nargs; a++)
+                    free(p.args[a]);
+            }
+            free(text);
+        }
+        globfree(&g);
+    }
+    return seen;
 }
