@@ -289,7 +289,14 @@ bool em_terminated(Em *E)
     if (!E->ncode)
         return false;
     uint32_t op = E->code[E->ncode - 1].op;
-    return op == VM_OP_JMP || op == VM_OP_RET || op == VM_OP_RETV;
+    if (op != VM_OP_JMP && op != VM_OP_RET && op != VM_OP_RETV)
+        return false;
+    /* a label placed here (an inner if's end, a loop's break) is reached
+     * by a jump even though the last instruction does not fall through */
+    for (uint32_t i = 0; i < E->nlabels; i++)
+        if (E->labels[i] == (int32_t)E->ncode)
+            return false;
+    return true;
 }
 
 /* ---- registers ----------------------------------------------------------- */
@@ -438,11 +445,7 @@ static void release_locals(Em *E, uint32_t mark)
  * resolved; writes code, registers and lines into method `index`. */
 void em_finish_method(Em *E, uint32_t index)
 {
-    bool end_target = false;
-    for (uint32_t i = 0; i < E->nlabels; i++)
-        if (E->labels[i] == (int32_t)E->ncode)
-            end_target = true;
-    if (!em_terminated(E) || end_target) {
+    if (!em_terminated(E)) {
         if (E->vm_ret == E->p->vt_void) {
             em_op(E, VM_OP_RETV, 0, 0, 0);
         } else {

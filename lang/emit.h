@@ -95,7 +95,7 @@ int32_t em_label(Em *E);
 void em_place(Em *E, int32_t label);
 /* Emits a jump (any opcode whose operand `slot` is a target) to label. */
 void em_jump(Em *E, VmOp op, int32_t a, int32_t b, int32_t label);
-bool em_terminated(Em *E);     /* last instruction does not fall through */
+bool em_terminated(Em *E);     /* control cannot reach the current position */
 
 int32_t em_new_reg(Em *E, uint32_t type);
 int32_t em_temp(Em *E, uint32_t type);
