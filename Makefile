@@ -4,7 +4,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -MP
-CPPFLAGS += -Ivm -Ilang -Iir -Ijit -D_GNU_SOURCE
+CPPFLAGS += -Ivm -Ilang -Iir -Ijit -Iaudit -D_GNU_SOURCE
 LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
 
 VM_SRC   := $(filter-out vm/main.c,$(wildcard vm/*.c))
@@ -18,19 +18,22 @@ IR_OBJ   := $(IR_SRC:%.c=build/%.o)
 # the JIT (jit/): libgccjit back end, compile thread; wired up by the command
 JIT_SRC  := $(wildcard jit/*.c)
 JIT_OBJ  := $(JIT_SRC:%.c=build/%.o)
+# the performance auditor (audit/): statistics, sample buffers, analysis thread
+AUDIT_SRC := $(wildcard audit/*.c)
+AUDIT_OBJ := $(AUDIT_SRC:%.c=build/%.o)
 SW_OBJ   := $(filter-out build/vm/interp.o,$(VM_OBJ)) build/switch/interp.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
 
-.PHONY: all setup test demo bench-interp bench-compile bench-jit clean
+.PHONY: all setup test demo bench bench-quick bench-interp bench-compile bench-jit clean
 all: bin/tally bin/tally-switch
 
-bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
+bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same VM with switch dispatch instead of computed goto.
-bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
+bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -42,27 +45,50 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
+build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
+build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The source fuzz test: mutated .tl files through compiler, verifier, VM.
-build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ)
+build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The auditor's ring buffers and analysis thread under ThreadSanitizer (the
+# audit_ring unit tests with audit/ minus the parts that need the VM).
+.PHONY: tsan-audit
+TSAN_AUDIT_SRC := tests/unit/main.c tests/unit/test_audit_ring.c \
+                  $(filter-out audit/config.c audit/clients.c audit/bakeoff.c,$(AUDIT_SRC))
+build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h
+	@mkdir -p build
+	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread
+
+tsan-audit: build/tsan-audit
+	build/tsan-audit audit_ring
 
 setup:
 	@sh tools/setup.sh
 
 test: setup
-	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz
+	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit
 	@bash tests/run.sh
 
 demo: setup
 	@$(MAKE) --no-print-directory bin/tally
 	bin/tally run examples/fib.tl 32
 	bin/tally run examples/shapes.tl
+
+# The whole suite (bench/run.sh): the 14 Are-We-Fast-Yet benchmarks and the
+# CLBG kernels, interpreter and JIT, ratio table and bench/results.json;
+# bench-quick: test sizes in every tier, a correctness check (part of make test).
+bench: setup
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/run.sh
+
+bench-quick: setup
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/run.sh --quick
 
 bench-interp: setup
 	@$(MAKE) --no-print-directory bin/tally

@@ -1,19 +1,29 @@
-/* jit/codegen.c — IR to a gccjit function with the VM's calling convention,
- * and jit_compile (IR passes → gccjit → assembly → loaded code).
+/* jit/codegen.c — IR to gccjit functions with the VM's calling conventions
+ * (unit.c turns a unit of them into loaded code).
  *
- * Input: a compile request (a linked method, IR options, an option set).
- * Output: JitResult with the entry of a function
+ * Input: a method's IR (after ir_compile) and a gccjit context shared by
+ * the unit's methods; for an OSR compile, the IR block of a loop header.
+ * Output: in the context, a function
  *     VmValue f(VmThread *t, VmMethod *m, VmValue *args)
  * that behaves exactly like the interpreter running the method: same
- * results, same run-time errors with the same messages and stack traces.
+ * results, same run-time errors with the same messages and stack traces;
+ * for an OSR compile also f_osr(t, m, regs) (VmOsrEntry), which calls f
+ * with m == NULL: compiled code gets its method as a constant, so a NULL
+ * m is free to select the OSR entry (see osr_plan).  An OSR-only compile
+ * makes f_osr alone, without the code only the ordinary entry reaches
+ * (gcc's time grows with the code: the OSR code is ready sooner).
  *
  * Invariants of the generated code:
  * - One gccjit local per IR local, typed: int and bool are `long`, float
  *   `double`, references `void *`; non-parameters start at zero.
- * - Entry pushes a VmFrame {m, pc, base} where vm_interp_entry would (base
+ * - Entry counts the call (m->prof.calls++, as the interpreter counts the
+ *   calls it runs), then pushes a VmFrame {m, pc, base} where vm_interp_entry would (base
  *   = caller's base + caller's nregs), after the same C stack / frame /
  *   register stack checks ("stack overflow" with the caller on top); every
  *   return pops it.  Outside calls t->fp is this frame.
+ * - The OSR entry pushes nothing: the interpreter's frame (t->fp) becomes
+ *   the frame, its registers the locals, and every return pops it, as the
+ *   interpreter's RET would.
  * - Before anything that can raise or call out, the frame's pc is the
  *   instruction's; inside inlined code a run-time helper (runtime.c)
  *   pushes one synthetic frame per inline level instead, so callees and
@@ -26,6 +36,9 @@
  *   generated code agrees with the C structs by construction), functions
  *   by address constants (no symbol imports in the loaded object).
  * - Any op this file does not know fails the compile cleanly.
+ * Bakeoffs (jit/bakeoff.c) also get here a dispatcher (the ordinary
+ * function behind a countdown prologue that may hand the call to a slow
+ * path) and timed wrappers (cycle counter around a call of clean code).
  */
 #include "jit_int.h"
 
@@ -40,7 +53,7 @@ typedef struct Cg {
     VmError *err;
     bool failed;
     gcc_jit_function *fn;
-    gcc_jit_type *t_void, *t_long, *t_ulong, *t_double, *t_vptr, *t_uchar, *t_uint, *t_bool, *t_charp;
+    gcc_jit_type *t_int, *t_void, *t_long, *t_ulong, *t_double, *t_vptr, *t_uchar, *t_uint, *t_bool, *t_charp;
     gcc_jit_type *t_value, *t_valuep, *t_entry;
     gcc_jit_field *fld_i, *fld_f, *fld_p;
     gcc_jit_rvalue *thread, *args;
@@ -48,10 +61,19 @@ typedef struct Cg {
     gcc_jit_lvalue *frame, *frame0, *argbuf, *ret, *tmp_m, *tmp_c;
     gcc_jit_block **bb;
     gcc_jit_block *cur;
+    gcc_jit_rvalue *mparam;        /* the m parameter: NULL selects the OSR entry */
+    gcc_jit_lvalue *anchor;        /* C stack probe */
+    const IrBlock *osr_head;       /* OSR compiles: the loop header entered */
+    bool osr_only;                 /*   and only the OSR entry is wanted */
+    gcc_jit_block **bb_osr;        /* the OSR copy of each block, NULL if not copied */
+    bool *to_main;                 /* headers of the loops around osr_head */
+    bool in_osr;                   /* emitting the OSR copy */
     gcc_jit_function *expect;      /* __builtin_expect, NULL if unavailable */
+    gcc_jit_function *sqrt;        /* __builtin_sqrt, NULL if unavailable */
     JitWhere **wheres;             /* owned until the compile succeeds */
     uint32_t nwheres, capwheres;
     uint32_t ntemps;
+    const JitDispatch *disp;       /* a bakeoff's dispatcher: its prologue */
 } Cg;
 
 /* ---- small builders ------------------------------------------------------ */
@@ -310,21 +332,34 @@ static void out_end(Cg *g, const IrInsn *in)
 
 /* ---- the prologue ----------------------------------------------------------- */
 
-static void prologue(Cg *g)
+/* C stack: the address of a local against t->cstack_limit */
+static void cstack_check(Cg *g)
 {
-    VmMethod *m = g->m;
     gcc_jit_rvalue *t = g->thread;
-    assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, g->fld_i), lng(g, 0));
-
-    /* C stack: the address of a local against t->cstack_limit */
-    gcc_jit_lvalue *anchor = gcc_jit_function_new_local(g->fn, NULL, g->t_long, "anchor");
-    assign(g, anchor, lng(g, 0));
-    gcc_jit_rvalue *here = cast(g, gcc_jit_lvalue_get_address(anchor, NULL), g->t_vptr);
+    assign(g, g->anchor, lng(g, 0));
+    gcc_jit_rvalue *here = cast(g, gcc_jit_lvalue_get_address(g->anchor, NULL), g->t_vptr);
     gcc_jit_rvalue *limit = rv(mem(g, t, offsetof(VmThread, cstack_limit), g->t_vptr));
     gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_LT, here, limit));
     gcc_jit_type *pt1[1] = {g->t_vptr};
     gcc_jit_rvalue *a1[1] = {t};
     end_fail(g, bad, call(g, FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
+}
+
+static void prologue(Cg *g)
+{
+    VmMethod *m = g->m;
+    gcc_jit_rvalue *t = g->thread;
+    /* m->prof.calls++: compiled code counts its invocations as the
+     * interpreter does (the auditor's trigger, and --stats); a plain add,
+     * like the interpreter's, on the one thread that runs the program */
+    gcc_jit_lvalue *calls = mem(g, ptr(g, &m->prof.calls), 0, g->t_ulong);
+    assign(g, calls, bin(g, GCC_JIT_BINARY_OP_PLUS, g->t_ulong, rv(calls),
+                         gcc_jit_context_new_rvalue_from_int(g->c, g->t_ulong, 1)));
+    assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, g->fld_i), lng(g, 0));
+    cstack_check(g);
+    gcc_jit_type *pt1[1] = {g->t_vptr};
+    gcc_jit_rvalue *a1[1] = {t};
+    gcc_jit_block *bad;
 
     /* base = fp >= frames ? fp->base + fp->m->nregs : t->stack */
     assign(g, g->frame0, rv(mem(g, t, offsetof(VmThread, fp), g->t_vptr)));
@@ -372,6 +407,29 @@ static void prologue(Cg *g)
     }
 }
 
+/* The OSR entry (m == NULL): the interpreter's frame of the method is
+ * t->fp and args points at its registers.  They become the locals (an
+ * inlined callee's locals start at zero: its ZERO insns re-zero them on
+ * every entry anyway) and control goes to the OSR copy of the header.
+ * The C stack check stays: the interpreter checked its own frame only. */
+static void osr_prologue(Cg *g)
+{
+    VmMethod *m = g->m;
+    assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, g->fld_i), lng(g, 0));
+    cstack_check(g);
+    assign(g, g->frame, rv(mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr)));
+    assign(g, g->frame0, ptr_add(g, rv(g->frame), lng(g, -(int64_t)sizeof(VmFrame))));
+    for (uint32_t i = 0; i < g->f->nlocals; i++) {
+        if (i < m->nregs) {
+            gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
+            assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
+        } else {
+            assign(g, g->loc[i], zero_of(g, local_type(g, (int32_t)i)));
+        }
+    }
+    gcc_jit_block_end_with_jump(g->cur, NULL, g->bb_osr[g->osr_head->id]);
+}
+
 static void epilogue_return(Cg *g)
 {
     assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), rv(g->frame0));
@@ -412,6 +470,71 @@ static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *
     gcc_jit_rvalue *a[3] = {g->thread, cm, argp};
     take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
     out_end(g, in);
+}
+
+/* The C type a scalar crosses the native boundary as (vm/native.c's
+ * conversions: int int64_t, float double, bool int 0/1), or NULL when the
+ * type needs the general path (strings, arrays: null checks, conversion). */
+static gcc_jit_type *scalar_c_type(Cg *g, uint32_t ti, bool is_ret)
+{
+    const VmModule *mod = g->m->module;
+    if (!mod || ti >= mod->ntypes)
+        return NULL;
+    switch (mod->types[ti].kind) {
+    case VM_T_INT:
+        return g->t_long;
+    case VM_T_FLOAT:
+        return g->t_double;
+    case VM_T_BOOL:
+        return g->t_int;
+    case VM_T_VOID:
+        return is_ret ? g->t_void : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* Natives that take and return only scalars are called directly with
+ * their C prototype (the built-in sqrt becomes gcc's sqrt, one
+ * instruction under -fno-math-errno) instead of through argument buffers
+ * and libffi.  Such calls cannot raise, allocate or look at frames, so
+ * they need no saved pc.  False: use the general path. */
+static bool emit_scalar_native(Cg *g, const IrInsn *in, const VmNative *nat)
+{
+    int64_t n = in->imm.i;
+    bool is_sqrt = nat->builtin && nat->lib && !nat->lib[0] && nat->symbol && !strcmp(nat->symbol, "sqrt");
+    if (!is_sqrt && (nat->builtin || !nat->fn))
+        return false;
+    if (n != (int64_t)nat->nparams || n > 16 || (n > 0 && in->src[0] < 0))
+        return false;
+    gcc_jit_type *rt = scalar_c_type(g, nat->ret, true);
+    gcc_jit_type *pt[16];
+    gcc_jit_rvalue *a[16];
+    if (!rt)
+        return false;
+    for (int64_t i = 0; i < n; i++) {
+        pt[i] = scalar_c_type(g, nat->params[i], false);
+        if (!pt[i])
+            return false;
+        gcc_jit_rvalue *v = R(g, in->src[0] + (int32_t)i);
+        a[i] = pt[i] == g->t_int ? cast(g, cmp(g, GCC_JIT_COMPARISON_NE, v, lng(g, 0)), g->t_int) : v;
+    }
+    gcc_jit_rvalue *r;
+    if (is_sqrt) {
+        if (n != 1 || rt != g->t_double || pt[0] != g->t_double || !g->sqrt)
+            return false;
+        r = gcc_jit_context_new_call(g->c, NULL, g->sqrt, 1, a);
+    } else {
+        r = call(g, nat->fn, rt, (int)n, pt, a);
+    }
+    if (rt == g->t_void || in->dst == IR_NONE) {
+        eval(g, r);
+        return true;
+    }
+    if (rt == g->t_int)
+        r = to_long(g, cmp(g, GCC_JIT_COMPARISON_NE, r, gcc_jit_context_zero(g->c, g->t_int)));
+    assign(g, g->loc[in->dst], r);
+    return true;
 }
 
 static void emit_call(Cg *g, const IrInsn *in)
@@ -475,6 +598,8 @@ static void emit_call(Cg *g, const IrInsn *in)
     }
     case IR_CALLN: {
         VmNative *nat = in->aux;
+        if (emit_scalar_native(g, in, nat))
+            return;
         gcc_jit_rvalue *argp = n > 0 ? marshal(g, in->src[0], n) : marshal(g, 0, 0);
         gcc_jit_rvalue *r;
         if (in->site) {
@@ -825,10 +950,21 @@ static gcc_jit_rvalue *branch_cond(Cg *g, const IrInsn *in)
     }
 }
 
+/* Where a jump to b goes: inside the OSR copy, to the copy of b unless b
+ * heads a loop around the OSR header (osr_plan). */
+static gcc_jit_block *jump_to(Cg *g, const IrBlock *b)
+{
+    if (!b || b->id >= g->f->nblocks)
+        return NULL;
+    if (g->in_osr && !g->to_main[b->id] && g->bb_osr[b->id])
+        return g->bb_osr[b->id];
+    return g->bb[b->id];
+}
+
 static bool emit_term(Cg *g, const IrInsn *in)
 {
-    gcc_jit_block *t0 = in->target[0] ? g->bb[in->target[0]->id] : NULL;
-    gcc_jit_block *t1 = in->target[1] ? g->bb[in->target[1]->id] : NULL;
+    gcc_jit_block *t0 = jump_to(g, in->target[0]);
+    gcc_jit_block *t1 = jump_to(g, in->target[1]);
     switch (in->op) {
     case IR_JMP:
         if (!t0)
@@ -895,21 +1031,134 @@ static void types(Cg *g)
     gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_valuep};
     g->t_entry = gcc_jit_context_new_function_ptr_type(c, NULL, g->t_value, 3, pt, 0);
     g->expect = gcc_jit_context_get_builtin_function(c, "__builtin_expect");
+    g->sqrt = gcc_jit_context_get_builtin_function(c, "__builtin_sqrt");
+    g->t_int = gcc_jit_context_get_type(c, GCC_JIT_TYPE_INT);
 }
 
-/* Builds f as function `name` in the context. */
-static bool build_function(Cg *g, const char *name)
+/* OSR compiles enter at the loop header osr_head.  Entering a loop
+ * anywhere but at its header makes it irreducible, and gcc leaves
+ * irreducible regions mostly unoptimized, so the OSR entry gets its own
+ * copy of the blocks reachable from the header without passing the header
+ * of a loop around it; from the copy, jumps to such a header go to the
+ * ordinary blocks.  So every loop keeps a single entry: the copy holds
+ * the header's own loop (entered at the header only) and the rest of the
+ * current iterations of the loops around it; the ordinary blocks are
+ * entered at the function's entry and at those loop headers.  The
+ * registers of the method are its first locals (ir/build.c); checked. */
+static bool osr_plan(Cg *g)
+{
+    IrFunc *f = g->f;
+    VmMethod *m = g->m;
+    const IrBlock *h = g->osr_head;
+    if (h->id >= f->nblocks || f->blocks[h->id] != h)
+        return vm_fail(g->err, "%s: OSR header is not a block of the function", m->name);
+    if (f->nlocals < m->nregs)
+        return vm_fail(g->err, "%s: OSR: fewer locals than registers", m->name);
+    for (uint32_t i = 0; i < m->nregs; i++)
+        if (f->locals[i].origin != m || f->locals[i].reg != i)
+            return vm_fail(g->err, "%s: OSR: local %u is not register %u", m->name, i, i);
+    g->bb_osr = calloc(f->nblocks, sizeof *g->bb_osr);
+    g->to_main = calloc(f->nblocks, sizeof *g->to_main);
+    const IrBlock **stack = malloc(2 * f->nblocks * sizeof *stack);
+    if (!g->bb_osr || !g->to_main || !stack) {
+        free(stack);
+        return vm_fail(g->err, "%s: out of memory", m->name);
+    }
+    const IrLoop *l = h->loop;
+    if (l && l->header == h)
+        l = l->parent;
+    uint32_t sp = 0;
+    char bname[32];
+    for (; l; l = l->parent) {
+        g->to_main[l->header->id] = true;
+        if (g->osr_only && !g->bb[l->header->id]) {   /* the ordinary blocks the copy reaches */
+            snprintf(bname, sizeof bname, "b%u", l->header->id);
+            g->bb[l->header->id] = gcc_jit_function_new_block(g->fn, bname);
+            stack[sp++] = l->header;
+        }
+    }
+    while (sp) {
+        const IrBlock *b = stack[--sp];
+        for (uint32_t k = 0; k < b->nsuccs; k++) {
+            const IrBlock *x = b->succs[k];
+            if (x->id >= f->nblocks || g->bb[x->id])
+                continue;
+            snprintf(bname, sizeof bname, "b%u", x->id);
+            g->bb[x->id] = gcc_jit_function_new_block(g->fn, bname);
+            stack[sp++] = x;
+        }
+    }
+    snprintf(bname, sizeof bname, "o%u", h->id);
+    g->bb_osr[h->id] = gcc_jit_function_new_block(g->fn, bname);
+    stack[sp++] = h;
+    while (sp) {
+        const IrBlock *b = stack[--sp];
+        for (uint32_t k = 0; k < b->nsuccs; k++) {
+            const IrBlock *x = b->succs[k];
+            if (x->id >= f->nblocks || g->to_main[x->id] || g->bb_osr[x->id])
+                continue;
+            snprintf(bname, sizeof bname, "o%u", x->id);
+            g->bb_osr[x->id] = gcc_jit_function_new_block(g->fn, bname);
+            stack[sp++] = x;
+        }
+    }
+    free(stack);
+    return true;
+}
+
+/* The exported OSR entry: f(t, NULL, regs). */
+static bool build_osr_entry(Cg *g, const char *osr_name)
+{
+    gcc_jit_context *c = g->c;
+    gcc_jit_param *pt = gcc_jit_context_new_param(c, NULL, g->t_vptr, "t");
+    gcc_jit_param *pm = gcc_jit_context_new_param(c, NULL, g->t_vptr, "m");
+    gcc_jit_param *pr = gcc_jit_context_new_param(c, NULL, g->t_valuep, "regs");
+    gcc_jit_param *params[3] = {pt, pm, pr};
+    gcc_jit_function *fn = gcc_jit_context_new_function(c, NULL, GCC_JIT_FUNCTION_EXPORTED, g->t_value, osr_name,
+                                                        3, params, 0);
+    if (!fn)
+        return vm_fail(g->err, "%s: gccjit: %s", g->m->name, gcc_jit_context_get_first_error(c));
+    gcc_jit_rvalue *a[3] = {gcc_jit_param_as_rvalue(pt), null(g), gcc_jit_param_as_rvalue(pr)};
+    gcc_jit_block *b = gcc_jit_function_new_block(fn, "entry");
+    gcc_jit_block_end_with_return(b, NULL, gcc_jit_context_new_call(c, NULL, g->fn, 3, a));
+    return true;
+}
+
+/* The insns of IR block b into the gcc block gb. */
+static bool emit_block(Cg *g, const IrBlock *b, gcc_jit_block *gb)
+{
+    g->cur = gb;
+    if (!b->ninsns)
+        return vm_fail(g->err, "%s: empty block %u", g->m->name, b->id);
+    for (uint32_t k = 0; k + 1 < b->ninsns; k++)
+        if (!emit_insn(g, &b->insns[k]))
+            return false;
+    if (!emit_term(g, &b->insns[b->ninsns - 1]))
+        return false;
+    return !g->failed;
+}
+
+static void dispatch_prologue(Cg *g);
+
+/* Builds f as function `name` in the context; with g->osr_head also its
+ * OSR copy and `osr_name`, the OSR entry; with g->osr_only the latter alone
+ * (the function is `osr_name` then, and only the blocks it reaches exist). */
+static bool build_function(Cg *g, const char *name, const char *osr_name)
 {
     gcc_jit_context *c = g->c;
     IrFunc *f = g->f;
     gcc_jit_param *pt = gcc_jit_context_new_param(c, NULL, g->t_vptr, "t");
     gcc_jit_param *pm = gcc_jit_context_new_param(c, NULL, g->t_vptr, "m");
-    gcc_jit_param *pa = gcc_jit_context_new_param(c, NULL, g->t_valuep, "args");
+    gcc_jit_param *pa = gcc_jit_context_new_param(c, NULL, g->t_valuep, g->osr_only ? "regs" : "args");
     gcc_jit_param *params[3] = {pt, pm, pa};
-    g->fn = gcc_jit_context_new_function(c, NULL, GCC_JIT_FUNCTION_EXPORTED, g->t_value, name, 3, params, 0);
+    if (g->osr_only && !g->osr_head)
+        return vm_fail(g->err, "%s: an OSR-only compile without a header", g->m->name);
+    g->fn = gcc_jit_context_new_function(c, NULL, GCC_JIT_FUNCTION_EXPORTED, g->t_value,
+                                         g->osr_only ? osr_name : name, 3, params, 0);
     if (!g->fn)
         return vm_fail(g->err, "%s: gccjit: %s", g->m->name, gcc_jit_context_get_first_error(c));
     g->thread = gcc_jit_param_as_rvalue(pt);
+    g->mparam = gcc_jit_param_as_rvalue(pm);
     g->args = gcc_jit_param_as_rvalue(pa);
 
     uint32_t maxargs = 1;
@@ -936,33 +1185,52 @@ static bool build_function(Cg *g, const char *name)
     g->ret = gcc_jit_function_new_local(g->fn, NULL, g->t_value, "ret");
     g->tmp_m = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "callee");
     g->tmp_c = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "cls");
+    g->anchor = gcc_jit_function_new_local(g->fn, NULL, g->t_long, "anchor");
     g->argbuf = gcc_jit_function_new_local(g->fn, NULL, gcc_jit_context_new_array_type(c, NULL, g->t_value, (int)maxargs),
                                            "argbuf");
 
     g->cur = gcc_jit_function_new_block(g->fn, "entry");   /* the first block is the entry */
     for (uint32_t i = 0; i < f->nblocks; i++) {
+        if (f->blocks[i]->id != i)
+            return vm_fail(g->err, "%s: block ids are not indices", g->m->name);
+        if (g->osr_only)
+            continue;   /* osr_plan makes the blocks the OSR code reaches */
         char bname[32];
         snprintf(bname, sizeof bname, "b%u", i);
         g->bb[i] = gcc_jit_function_new_block(g->fn, bname);
-        if (f->blocks[i]->id != i)
-            return vm_fail(g->err, "%s: block ids are not indices", g->m->name);
     }
-    prologue(g);
     if (!f->nblocks)
         return vm_fail(g->err, "%s: no blocks", g->m->name);
-    gcc_jit_block_end_with_jump(g->cur, NULL, g->bb[0]);
+    if (g->osr_head && !osr_plan(g))
+        return false;
+    if (g->osr_only) {
+        osr_prologue(g);
+    } else {
+        if (g->osr_head) {
+            gcc_jit_block *normal = blk(g), *osr = blk(g);
+            gcc_jit_block_end_with_conditional(g->cur, NULL,
+                                               unlikely(g, cmp(g, GCC_JIT_COMPARISON_EQ, g->mparam, null(g))), osr,
+                                               normal);
+            g->cur = osr;
+            osr_prologue(g);
+            g->cur = normal;
+        }
+        if (g->disp)
+            dispatch_prologue(g);
+        prologue(g);
+        gcc_jit_block_end_with_jump(g->cur, NULL, g->bb[0]);
+    }
 
-    for (uint32_t i = 0; i < f->nblocks; i++) {
-        const IrBlock *b = f->blocks[i];
-        g->cur = g->bb[i];
-        if (!b->ninsns)
-            return vm_fail(g->err, "%s: empty block %u", g->m->name, i);
-        for (uint32_t k = 0; k + 1 < b->ninsns; k++)
-            if (!emit_insn(g, &b->insns[k]))
-                return false;
-        if (!emit_term(g, &b->insns[b->ninsns - 1]))
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        if (g->bb[i] && !emit_block(g, f->blocks[i], g->bb[i]))
             return false;
-        if (g->failed)
+    if (g->osr_head) {
+        g->in_osr = true;
+        for (uint32_t i = 0; i < f->nblocks; i++)
+            if (g->bb_osr[i] && !emit_block(g, f->blocks[i], g->bb_osr[i]))
+                return false;
+        g->in_osr = false;
+        if (!g->osr_only && !build_osr_entry(g, osr_name))
             return false;
     }
     const char *e = gcc_jit_context_get_first_error(c);
@@ -971,141 +1239,138 @@ static bool build_function(Cg *g, const char *name)
     return !g->failed;
 }
 
-/* ---- jit_compile ------------------------------------------------------------------ */
+/* ---- the unit's functions ------------------------------------------------------- */
 
-static bool dump_has(const char *spec, const char *what)
+struct JitCodegen {
+    Cg proto;   /* the context and its types; copied for each method */
+};
+
+JitCodegen *jit_codegen_new(gcc_jit_context *ctx)
 {
-    size_t n = strlen(what);
-    for (const char *p = spec; p && *p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == n && !strncmp(p, what, n))
-            return true;
-        p = e ? e + 1 : NULL;
-    }
-    return false;
+    JitCodegen *cg = calloc(1, sizeof *cg);
+    if (!cg)
+        return NULL;
+    cg->proto.c = ctx;
+    types(&cg->proto);
+    return cg;
 }
 
-static void copy_file_to(const char *path, FILE *out)
+void jit_codegen_free(JitCodegen *cg)
 {
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    fclose(in);
+    free(cg);
 }
 
-/* "tj<id>_<method name with non-alphanumerics as _>" */
-static void symbol_name(char *buf, size_t size, uint64_t id, const char *mname)
+bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool osr_only, const char *name,
+                        const char *osr_name, JitWheres *wheres, VmError *err)
 {
-    int n = snprintf(buf, size, "tj%llu_", (unsigned long long)id);
-    size_t k = n > 0 ? (size_t)n : 0;
-    for (const char *p = mname ? mname : "?"; *p && k + 1 < size && k < 72; p++)
-        buf[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
-    buf[k] = 0;
-}
-
-static uint64_t next_id;
-
-/* The assembly edit hook: empty until markers rewrite the text here. */
-static bool edit_none(void *ctx, char **text, size_t *len)
-{
-    (void)ctx, (void)text, (void)len;
-    return true;
-}
-
-bool jit_compile(Jit *jit, JitRequest *rq, JitResult *out, VmError *err)
-{
-    (void)jit;
-    memset(out, 0, sizeof *out);
-    VmMethod *m = rq ? rq->m : NULL;
-    if (!m || !m->module)
-        return vm_fail(err, "jit: no method");
-    VmTunables def;
-    const VmTunables *tun = m->module->vm ? &m->module->vm->tun : NULL;
-    if (!tun) {
-        vm_tunables_default(&def);
-        tun = &def;
+    Cg g = cg->proto;
+    g.f = f;
+    g.m = f->method;
+    g.err = err;
+    g.osr_head = osr_head;
+    g.osr_only = osr_only;
+    bool ok = build_function(&g, name, osr_name);
+    /* the descriptors go to the caller whatever happened: it frees them
+     * unless the unit gets loaded */
+    for (uint32_t i = 0; i < g.nwheres; i++) {
+        if (wheres->n == wheres->cap) {
+            uint32_t cap = wheres->cap ? 2 * wheres->cap : 64;
+            JitWhere **v = realloc(wheres->v, cap * sizeof *v);
+            if (!v) {
+                free(g.wheres[i]);
+                ok = ok ? vm_fail(err, "%s: out of memory", g.m->name) : false;
+                continue;
+            }
+            wheres->v = v;
+            wheres->cap = cap;
+        }
+        wheres->v[wheres->n++] = g.wheres[i];
     }
-    const char *dump = tun->jit_dump;
-    bool dump_ir = dump_has(dump, "ir"), dump_c = dump_has(dump, "c"), dump_asm = dump_has(dump, "asm");
-    const char *optset = rq->optset && *rq->optset ? rq->optset : tun->jit_optset;
-    JitLoadRoute route = tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
-    uint64_t id = rq->id ? rq->id : __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
-
-    double t0 = jit_now_us();
-    if (dump_ir)
-        fprintf(stderr, "=== jit ir: %s (#%llu)\n", m->name, (unsigned long long)id);
-    IrFunc *f = ir_compile(m, &rq->ir, dump_ir ? stderr : NULL, err);
-    if (!f)
-        return false;
-
-    Cg g = {.f = f, .m = m, .err = err};
-    bool ok = false;
-    char dir[4096] = "";
-    char name[128];
-    symbol_name(name, sizeof name, id, m->name);
-    g.c = gcc_jit_context_acquire();
-    if (!g.c) {
-        ir_free(f);
-        return vm_fail(err, "%s: gcc_jit_context_acquire failed", m->name);
-    }
-    gcc_jit_context_set_bool_print_errors_to_stderr(g.c, 0);
-    gcc_jit_context_set_bool_allow_unreachable_blocks(g.c, 1);
-    gcc_jit_context_set_str_option(g.c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
-    if (!jit_options_apply(g.c, optset, err))
-        goto done;
-    types(&g);
-    if (!build_function(&g, name))
-        goto done;
-    ir_free(f);
-    f = g.f = NULL;
-    out->us_ir = jit_now_us() - t0;
-    if (!jit_tmpdir(dir, sizeof dir, err)) {
-        dir[0] = 0;
-        goto done;
-    }
-    if (dump_c) {
-        char cpath[4200];
-        snprintf(cpath, sizeof cpath, "%s/unit.c", dir);
-        gcc_jit_context_dump_to_file(g.c, cpath, 0);
-        fprintf(stderr, "=== jit c: %s (#%llu, %s)\n", m->name, (unsigned long long)id, optset);
-        copy_file_to(cpath, stderr);
-    }
-    if (dump_asm)
-        fprintf(stderr, "=== jit asm: %s (#%llu, %s)\n", m->name, (unsigned long long)id, optset);
-    JitLoaded unit;
-    if (!jit_load_unit(g.c, dir, route, edit_none, NULL, dump_asm ? stderr : NULL, &unit, &out->us_compile,
-                       &out->us_assemble, err)) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
-        vm_fail(err, "%s: %s", m->name, msg);
-        goto done;
-    }
-    size_t size = 0;
-    out->entry = (VmEntry)jit_load_symbol(&unit, name, &size);
-    if (!out->entry) {
-        vm_fail(err, "%s: symbol %s not found in the loaded code", m->name, name);
-        goto done;
-    }
-    out->unit = unit.handle;
-    out->code_bytes = size;
-    ok = true;
-done:
-    if (f)
-        ir_free(f);
-    if (g.c)
-        gcc_jit_context_release(g.c);
-    if (dir[0])
-        jit_rmdir(dir);
-    if (!ok)
-        for (uint32_t i = 0; i < g.nwheres; i++)
-            free(g.wheres[i]);
-    free(g.wheres);   /* on success the descriptors live on with the code */
+    free(g.wheres);
     free(g.loc);
     free(g.bb);
+    free(g.bb_osr);
+    free(g.to_main);
     return ok;
 }
+
+/* ---- bakeoffs: timed wrappers and the dispatcher ------------------------------ */
+
+/* dst = the cycle counter, after every earlier instruction has completed
+ * (lfence; rdtsc: the read cannot move up past the code it times). */
+static void read_cycles(Cg *g, gcc_jit_lvalue *dst)
+{
+    gcc_jit_lvalue *lo = temp(g, g->t_uint), *hi = temp(g, g->t_uint);
+    gcc_jit_extended_asm *a = gcc_jit_block_add_extended_asm(g->cur, NULL, "lfence\n\trdtsc");
+    gcc_jit_extended_asm_set_volatile_flag(a, 1);
+    gcc_jit_extended_asm_add_output_operand(a, NULL, "=a", lo);
+    gcc_jit_extended_asm_add_output_operand(a, NULL, "=d", hi);
+    gcc_jit_extended_asm_add_clobber(a, "memory");
+    gcc_jit_rvalue *h = bin(g, GCC_JIT_BINARY_OP_LSHIFT, g->t_ulong, cast(g, rv(hi), g->t_ulong),
+                            gcc_jit_context_new_rvalue_from_int(g->c, g->t_ulong, 32));
+    assign(g, dst, bin(g, GCC_JIT_BINARY_OP_BITWISE_OR, g->t_ulong, h, cast(g, rv(lo), g->t_ulong)));
+}
+
+bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, int k, JitSampleFn sample,
+                       VmError *err)
+{
+    Cg g0 = cg->proto, *g = &g0;
+    gcc_jit_context *c = g->c;
+    gcc_jit_param *pt = gcc_jit_context_new_param(c, NULL, g->t_vptr, "t");
+    gcc_jit_param *pm = gcc_jit_context_new_param(c, NULL, g->t_vptr, "m");
+    gcc_jit_param *pa = gcc_jit_context_new_param(c, NULL, g->t_valuep, "args");
+    gcc_jit_param *params[3] = {pt, pm, pa};
+    g->fn = gcc_jit_context_new_function(c, NULL, GCC_JIT_FUNCTION_EXPORTED, g->t_value, name, 3, params, 0);
+    if (!g->fn)
+        return vm_fail(err, "timed wrapper: gccjit: %s", gcc_jit_context_get_first_error(c));
+    g->cur = gcc_jit_function_new_block(g->fn, "entry");
+    gcc_jit_lvalue *c0 = temp(g, g->t_ulong), *c1 = temp(g, g->t_ulong), *r = temp(g, g->t_value);
+    /* the clean code through the table: a load gcc cannot see through */
+    gcc_jit_rvalue *clean = rv(mem(g, ptr(g, &tab->clean[k]), 0, g->t_entry));
+    gcc_jit_rvalue *a[3] = {gcc_jit_param_as_rvalue(pt), gcc_jit_param_as_rvalue(pm), gcc_jit_param_as_rvalue(pa)};
+    read_cycles(g, c0);
+    assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, clean, 3, a));
+    read_cycles(g, c1);
+    gcc_jit_type *pt4[4] = {g->t_uint, g->t_uint, g->t_ulong, g->t_uint};
+    gcc_jit_rvalue *a4[4] = {
+        rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint)),
+        gcc_jit_context_new_rvalue_from_int(c, g->t_uint, k),
+        bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_ulong, rv(c1), rv(c0)),
+        gcc_jit_context_new_rvalue_from_int(c, g->t_uint, 1),
+    };
+    eval(g, call(g, FN(sample), g->t_bool, 4, pt4, a4));
+    gcc_jit_block_end_with_return(g->cur, NULL, rv(r));
+    const char *e = gcc_jit_context_get_first_error(c);
+    return e ? vm_fail(err, "timed wrapper: gccjit: %s", e) : true;
+}
+
+/* The dispatcher's prologue (before the ordinary one, in the entry
+ * block): --t->audit[slot][0]; below zero, the slow path takes the call. */
+static void dispatch_prologue(Cg *g)
+{
+    const JitDispatch *d = g->disp;
+    size_t off = offsetof(VmThread, audit) + d->slot * sizeof ((VmThread *)0)->audit[0];
+    gcc_jit_lvalue *cd = mem(g, g->thread, off, g->t_int);
+    gcc_jit_lvalue *n = temp(g, g->t_int);
+    assign(g, n, bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_int, rv(cd), gcc_jit_context_new_rvalue_from_int(g->c, g->t_int, 1)));
+    assign(g, cd, rv(n));
+    gcc_jit_block *slow = blk(g), *fast = blk(g);
+    gcc_jit_block_end_with_conditional(
+        g->cur, NULL, unlikely(g, cmp(g, GCC_JIT_COMPARISON_LT, rv(n), gcc_jit_context_new_rvalue_from_int(g->c, g->t_int, 0))),
+        slow, fast);
+    g->cur = slow;
+    gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr, g->t_valuep, g->t_vptr};
+    gcc_jit_rvalue *a[4] = {g->thread, g->mparam, g->args, ptr(g, d->slow_ctx)};
+    gcc_jit_block_end_with_return(g->cur, NULL, call(g, FN(d->slow), g->t_value, 4, pt, a));
+    g->cur = fast;
+}
+
+bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
+                            VmError *err)
+{
+    cg->proto.disp = d;
+    bool ok = jit_codegen_method(cg, f, NULL, false, name, NULL, wheres, err);
+    cg->proto.disp = NULL;
+    return ok;
+}
+

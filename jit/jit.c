@@ -17,25 +17,40 @@
  *          jit_new itself.  A method whose first call comes from C or from
  *          compiled code (which calls through m->entry = vm_interp_entry)
  *          runs that one call interpreted; every later call is compiled.
- * A back-edge hot call (osr_pc != NULL) compiles the method for its next
- * call in every mode; on-stack replacement is a later part.
+ * OSR: a back-edge hot call (osr_pc != NULL) compiles the method with an
+ * OSR entry at that loop header as well (VmMethod.osr); the interpreter
+ * polls for it every vm.osr_poll back edges (the OSR hook, osr_hook) and
+ * continues the running activation there.  In sync mode the back edge
+ * that made the method hot already transfers.  A method looping at
+ * another header than its OSR code's gets a new OSR compile after
+ * JIT_OSR_PATIENCE polls, at most JIT_OSR_MAX OSR requests in all.
+ * Batching (jit.batch): the compile thread compiles up to that many of
+ * the hottest queued requests as one unit (jit_compile_unit); each method
+ * still gets its own log line, with the unit's id, size and shared times.
  *
  * Log (--log=jit or -X jit.log=1, to stderr), one line per event, stamped
  * with milliseconds since jit_new (just before the program starts):
  *   [12.345ms] jit: queued #12 Foo.bar prio=1234
  *   [40.001ms] jit: compiled #12 Foo.bar optset=O2 bytecode=57 queue=1234us
  *              ir=80us compile=15000us assemble=6000us code=812B  (one line)
+ *              [osr@17 [only]] [unit=#12/3]   (an OSR entry at pc 17, the
+ *              only entry built; a unit of 3 methods)
+ *   [41.000ms] jit: queued #14 main prio=1001 osr@17   (also when a
+ *              request still queued gets a header: the same id again)
  *   [40.002ms] jit: failed #12 Foo.bar: <reason>
  *   [99.000ms] jit: dropped #13 Foo.baz: shutdown
- *   [99.100ms] jit: summary queued=2 compiled=1 failed=0 dropped=1
+ *   [99.100ms] jit: summary queued=2 compiled=1 failed=0 dropped=1 units=1
+ *              osr_compiled=1 osr_entries=1   (one line; entries = transfers)
  * -X jit.fail_every=N makes every Nth compile attempt fail before the
  * compiler runs ("injected failure").
  *
  * Invariants:
  * - A failed compile (including an injected one) leaves m->entry as it
  *   was; it is counted and logged, never reported to the program.
- * - A method is requested at most once (Jit.state); its compile id is
- *   assigned when it is requested and names it in every log line.
+ * - A method is requested at most once (Jit.state), plus at most
+ *   JIT_OSR_MAX OSR requests (and the ordinary entry after an OSR-only
+ *   one); a compile id is assigned when a request is made and names it
+ *   in every log line.
  * - Loaded units are never unloaded: compiled code may be running on
  *   another frame until the program ends.
  */
@@ -166,40 +181,165 @@ static void count(Jit *jit, uint64_t *counter)
     pthread_mutex_unlock(&jit->mu);
 }
 
-bool jit_compile_and_install(Jit *jit, JitRequest *rq)
+/* The unit compiler: jit_compile_unit, or the test hook's per-request
+ * compiler once per request (stubs compile nothing together). */
+static size_t compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmError *err)
+{
+    if (jit->compile == jit_compile)
+        return jit_compile_unit(jit, rq, n, out, err);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        err[i].msg[0] = 0;
+        if (jit->compile(jit, &rq[i], &out[i], &err[i]) && (out[i].entry || out[i].osr)) {
+            ok++;
+        } else {
+            out[i].entry = NULL;
+            out[i].osr = NULL;
+        }
+    }
+    return ok;
+}
+
+/* Under mu: a compile of m ended (rq asked for OSR at rq->osr_pc). */
+static void done_locked(Jit *jit, const JitRequest *rq, bool ok, const VmOsr *osr)
 {
     VmMethod *m = rq->m;
-    uint64_t attempt = __atomic_add_fetch(&jit->attempts, 1, __ATOMIC_RELAXED);
+    if (m->index >= jit->nmethods)
+        return;
+    JitOsrState *s = &jit->osr[m->index];
+    jit->state[m->index] = JIT_M_DONE;
+    if (rq->osr_pc)
+        s->pending = false;
+    if (!ok || (rq->osr_pc && !osr))
+        s->given_up = true;
+    if (osr)
+        s->misses = 0;
+}
+
+/* An OSR-only compile (it succeeded or not) is followed by a request for
+ * the ordinary entry when the method has none yet. */
+static void follow_up(Jit *jit, const JitRequest *rq)
+{
+    VmMethod *m = rq->m;
+    if (!rq->osr_only || jit->mode != JIT_ON || m->index >= jit->nmethods ||
+        __atomic_load_n(&m->entry, __ATOMIC_RELAXED) != vm_interp_entry)
+        return;
+    pthread_mutex_lock(&jit->mu);
+    if (jit->state[m->index] == JIT_M_DONE && jit_push_locked(jit, m, NULL))
+        jit->state[m->index] = JIT_M_QUEUED;
+    pthread_mutex_unlock(&jit->mu);
+}
+
+static void install(Jit *jit, JitRequest *rq, JitResult *res, double t_start)
+{
+    VmMethod *m = rq->m;
+    keep_unit(jit, res->unit);
+    if (res->entry)
+        __atomic_store_n(&m->entry, res->entry, __ATOMIC_RELEASE);
+    if (res->osr)
+        __atomic_store_n(&m->osr, res->osr, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&jit->mu);
+    jit->stats.compiled++;
+    jit->stats.osr_compiled += res->osr != NULL;
+    done_locked(jit, rq, true, res->osr);
+    JitInstallHook hook = res->entry ? jit->install_hook : NULL;
+    void *hook_ctx = jit->install_ctx;
+    jit->hooks_running += hook != NULL;
+    pthread_mutex_unlock(&jit->mu);
+    double queue_us = (t_start - rq->t_queued) * 1e6;
+    char osr[96] = "", unit[64] = "";
+    if (rq->osr_pc && res->osr)
+        snprintf(osr, sizeof osr, " osr@%u", (unsigned)(rq->osr_pc - m->code));
+    else if (rq->osr_pc)
+        snprintf(osr, sizeof osr, " osr@%u=none (%s)", (unsigned)(rq->osr_pc - m->code),
+                 res->osr_none ? res->osr_none : "not built");
+    if (rq->osr_only && res->osr)
+        snprintf(osr, sizeof osr, " osr@%u only", (unsigned)(rq->osr_pc - m->code));
+    if (res->unit_size > 1)
+        snprintf(unit, sizeof unit, " unit=#%llu/%u", (unsigned long long)res->unit_id, res->unit_size);
+    jit_log(jit, "compiled #%llu %s optset=%s bytecode=%u queue=%.0fus ir=%.0fus compile=%.0fus "
+            "assemble=%.0fus code=%zuB%s%s",
+            (unsigned long long)rq->id, m->name, rq->optset ? rq->optset : DEFAULT_OPTSET, m->ncode,
+            queue_us < 0 ? 0 : queue_us, res->us_ir, res->us_compile, res->us_assemble, res->code_bytes, osr,
+            unit);
+    if (hook) {
+        hook(hook_ctx, m);
+        pthread_mutex_lock(&jit->mu);
+        if (--jit->hooks_running == 0)
+            pthread_cond_broadcast(&jit->hook_done);
+        pthread_mutex_unlock(&jit->mu);
+    }
+    follow_up(jit, rq);
+}
+
+void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx)
+{
+    pthread_mutex_lock(&jit->mu);
+    jit->install_hook = fn;
+    jit->install_ctx = ctx;
+    while (!fn && jit->hooks_running > 0)
+        pthread_cond_wait(&jit->hook_done, &jit->mu);
+    pthread_mutex_unlock(&jit->mu);
+}
+
+static void fail(Jit *jit, JitRequest *rq, const char *why)
+{
+    pthread_mutex_lock(&jit->mu);
+    jit->stats.failed++;
+    done_locked(jit, rq, false, NULL);
+    pthread_mutex_unlock(&jit->mu);
+    jit_log(jit, "failed #%llu %s: %s", (unsigned long long)rq->id, rq->m->name, why && *why ? why : "unknown error");
+    follow_up(jit, rq);
+}
+
+size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n)
+{
     int64_t every = jit->vm->tun.jit_fail_every;
-    VmError err = {{0}};
-    JitResult res = {0};
-    bool ok;
-    double t_start = jit_now();
-    if (every > 0 && attempt % (uint64_t)every == 0) {
-        ok = vm_fail(&err, "injected failure");
-    } else {
+    /* on the heap: in sync mode this runs on the program's stack */
+    JitRequest *live = calloc(n ? n : 1, sizeof *live);
+    JitResult *res = calloc(n ? n : 1, sizeof *res);
+    VmError *err = calloc(n ? n : 1, sizeof *err);
+    size_t nlive = 0, ok = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t attempt = __atomic_add_fetch(&jit->attempts, 1, __ATOMIC_RELAXED);
+        if (every > 0 && attempt % (uint64_t)every == 0)
+            fail(jit, &rq[i], "injected failure");
+        else if (!live || !res || !err)
+            fail(jit, &rq[i], "out of memory");
+        else
+            live[nlive++] = rq[i];
+    }
+    /* OSR: in the background, only the OSR entry (it is ready sooner, and
+     * the ordinary entry follows in its own request); likewise when the
+     * method has compiled code already.  sync/eager: both in one unit. */
+    for (size_t i = 0; i < nlive; i++)
+        live[i].osr_only = live[i].osr_pc &&
+                           (jit->mode == JIT_ON || __atomic_load_n(&live[i].m->entry, __ATOMIC_RELAXED) != vm_interp_entry);
+    if (nlive) {
         if (jit->delay_us)
             usleep(jit->delay_us);
-        t_start = jit_now();
-        ok = jit->compile(jit, rq, &res, &err);
-        if (ok && !res.entry)
-            ok = vm_fail(&err, "the compiler returned no code");
+        double t_start = jit_now();
+        compile_unit(jit, live, nlive, res, err);
+        count(jit, &jit->stats.units);
+        for (size_t i = 0; i < nlive; i++) {
+            if (res[i].entry || res[i].osr) {
+                install(jit, &live[i], &res[i], t_start);
+                ok++;
+            } else {
+                fail(jit, &live[i], err[i].msg[0] ? err[i].msg : "the compiler returned no code");
+            }
+        }
     }
-    if (!ok) {
-        count(jit, &jit->stats.failed);
-        jit_log(jit, "failed #%llu %s: %s", (unsigned long long)rq->id, m->name,
-                err.msg[0] ? err.msg : "unknown error");
-        return false;
-    }
-    keep_unit(jit, res.unit);
-    __atomic_store_n(&m->entry, res.entry, __ATOMIC_RELEASE);
-    count(jit, &jit->stats.compiled);
-    double queue_us = (t_start - rq->t_queued) * 1e6;
-    jit_log(jit, "compiled #%llu %s optset=%s bytecode=%u queue=%.0fus ir=%.0fus compile=%.0fus "
-            "assemble=%.0fus code=%zuB",
-            (unsigned long long)rq->id, m->name, rq->optset ? rq->optset : DEFAULT_OPTSET, m->ncode,
-            queue_us < 0 ? 0 : queue_us, res.us_ir, res.us_compile, res.us_assemble, res.code_bytes);
-    return true;
+    free(live);
+    free(res);
+    free(err);
+    return ok;
+}
+
+bool jit_compile_and_install(Jit *jit, JitRequest *rq)
+{
+    return jit_compile_and_install_batch(jit, rq, 1) == 1;
 }
 
 static bool compilable(const Jit *jit, const VmMethod *m)
@@ -210,32 +350,91 @@ static bool compilable(const Jit *jit, const VmMethod *m)
 }
 
 /* sync and eager: compile now, on the program's thread. */
-static void compile_now(Jit *jit, VmMethod *m)
+static void compile_now(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
 {
     if (!compilable(jit, m))
         return;
     pthread_mutex_lock(&jit->mu);
     bool fresh = jit->state[m->index] == JIT_M_NEW;
     jit->state[m->index] = JIT_M_DONE;
+    if (fresh && osr_pc) {
+        jit->osr[m->index].requests++;
+        jit->osr[m->index].pending = true;
+    }
     pthread_mutex_unlock(&jit->mu);
     if (!fresh)
         return;
     JitRequest rq;
     jit_request_init(jit, &rq, m);
+    rq.osr_pc = osr_pc;
     jit_compile_and_install(jit, &rq);
 }
 
 static void hot_hook(Vm *vm, VmMethod *m, const VmInsn *osr_pc)
 {
-    (void)osr_pc;  /* no OSR yet: the method's next call gets the code */
     Jit *jit = vm->hooks.ctx;
-    if (!jit || !m)
+    if (!jit || !m || !compilable(jit, m))
         return;
     if (jit->mode == JIT_ON) {
-        if (compilable(jit, m))
-            jit_enqueue(jit, m);
+        pthread_mutex_lock(&jit->mu);
+        if (jit->state[m->index] == JIT_M_NEW) {
+            bool queued = jit_push_locked(jit, m, osr_pc);
+            jit->state[m->index] = queued ? JIT_M_QUEUED : JIT_M_DONE;
+            if (queued && osr_pc) {
+                jit->osr[m->index].requests++;
+                jit->osr[m->index].pending = true;
+            }
+        }
+        pthread_mutex_unlock(&jit->mu);
     } else {
-        compile_now(jit, m);
+        compile_now(jit, m, osr_pc);
+    }
+}
+
+/* The interpreter still loops in m at header (every vm.osr_poll back edges
+ * while m->osr is not for header): ask for OSR code for it, within the
+ * per-method limits.  A first request still queued just gets the header;
+ * OSR code for another header gets JIT_OSR_PATIENCE polls first (nested
+ * loops: the polls land on the inner header most of the time). */
+static void osr_hook(Vm *vm, VmMethod *m, const VmInsn *header)
+{
+    Jit *jit = vm->hooks.ctx;
+    if (!jit || !m || !header || !compilable(jit, m))
+        return;
+    pthread_mutex_lock(&jit->mu);
+    JitOsrState *s = &jit->osr[m->index];
+    uint8_t state = jit->state[m->index];
+    bool ask = false;
+    if (state == JIT_M_QUEUED) {
+        if (!s->pending && jit_upgrade_locked(jit, m, header)) {
+            s->requests++;
+            s->pending = true;
+        }
+    } else if (!s->pending && !s->given_up && s->requests < JIT_OSR_MAX) {
+        const VmOsr *o = __atomic_load_n(&m->osr, __ATOMIC_ACQUIRE);
+        if (!o || ++s->misses >= JIT_OSR_PATIENCE) {
+            s->misses = 0;
+            ask = true;
+        }
+    }
+    if (ask && jit->mode == JIT_ON) {
+        if (jit_push_locked(jit, m, header)) {
+            jit->state[m->index] = JIT_M_QUEUED;
+            s->requests++;
+            s->pending = true;
+        }
+        ask = false;
+    } else if (ask) {
+        jit->state[m->index] = JIT_M_DONE;
+        s->requests++;
+        s->pending = true;
+    }
+    pthread_mutex_unlock(&jit->mu);
+    if (ask) {
+        JitRequest rq;
+        jit_request_init(jit, &rq, m);
+        rq.osr_pc = header;
+        jit_compile_and_install(jit, &rq);
     }
 }
 
@@ -266,13 +465,17 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
     pthread_mutex_init(&jit->mu, NULL);
     pthread_cond_init(&jit->wake, NULL);
     pthread_cond_init(&jit->idle, NULL);
+    pthread_cond_init(&jit->hook_done, NULL);
     if (mode == JIT_OFF)
         return jit;
 
     VmModule *mod = vm->module;
     jit->nmethods = mod->nmethods;
     jit->state = calloc(mod->nmethods ? mod->nmethods : 1, 1);
-    if (!jit->state) {
+    jit->osr = calloc(mod->nmethods ? mod->nmethods : 1, sizeof *jit->osr);
+    int64_t batch = vm->tun.jit_batch;
+    jit->batch = batch < 1 ? 1 : batch > JIT_BATCH_MAX ? JIT_BATCH_MAX : (size_t)batch;
+    if (!jit->state || !jit->osr) {
         vm_fail(err, "jit: out of memory");
         jit_free(jit);
         return NULL;
@@ -288,12 +491,13 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
                 m->prof.hot_countdown = 1;
         }
         if (mod->init != VM_NONE && mod->init < mod->nmethods)
-            compile_now(jit, &mod->methods[mod->init]);
+            compile_now(jit, &mod->methods[mod->init], NULL);
         if (mod->main != VM_NONE && mod->main < mod->nmethods)
-            compile_now(jit, &mod->methods[mod->main]);
+            compile_now(jit, &mod->methods[mod->main], NULL);
     }
     vm->hooks.ctx = jit;
     vm->hooks.hot = hot_hook;
+    vm->hooks.osr = osr_hook;
     return jit;
 }
 
@@ -304,19 +508,26 @@ void jit_free(Jit *jit)
     Vm *vm = jit->vm;
     if (vm && vm->hooks.hot == hot_hook && vm->hooks.ctx == jit) {
         vm->hooks.hot = NULL;
+        vm->hooks.osr = NULL;
         vm->hooks.ctx = NULL;
     }
     if (jit->thread_started)
         jit_thread_stop(jit);
-    if (jit->mode != JIT_OFF)
-        jit_log(jit, "summary queued=%llu compiled=%llu failed=%llu dropped=%llu",
-                (unsigned long long)jit->stats.queued, (unsigned long long)jit->stats.compiled,
-                (unsigned long long)jit->stats.failed, (unsigned long long)jit->stats.dropped);
+    if (jit->mode != JIT_OFF) {
+        JitStats s = jit_test_stats(jit);
+        jit_log(jit, "summary queued=%llu compiled=%llu failed=%llu dropped=%llu units=%llu osr_compiled=%llu "
+                "osr_entries=%llu",
+                (unsigned long long)s.queued, (unsigned long long)s.compiled, (unsigned long long)s.failed,
+                (unsigned long long)s.dropped, (unsigned long long)s.units, (unsigned long long)s.osr_compiled,
+                (unsigned long long)s.osr_entries);
+    }
+    pthread_cond_destroy(&jit->hook_done);
     pthread_cond_destroy(&jit->idle);
     pthread_cond_destroy(&jit->wake);
     pthread_mutex_destroy(&jit->mu);
     free(jit->heap);
     free(jit->state);
+    free(jit->osr);
     free(jit->units);  /* the units themselves stay loaded */
     free(jit);
 }

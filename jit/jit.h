@@ -14,10 +14,23 @@
  *        ▼
  *   install: m->entry = code (one store); failures leave the method as it was
  *
+ * A unit may hold several requests (the compile thread batches up to
+ * jit.batch of the hottest: one gcc run, one as/ld/dlopen for all); one
+ * failing method never costs the others their code.
+ *
+ * OSR: a request with osr_pc (a loop header the interpreter is looping
+ * at) also gets a VmOsrEntry (vm.h) that continues an interpreted
+ * activation at that header; install publishes m->osr.
+ *
  * Compiled code has the VM's calling convention (VmEntry): it reads its
- * arguments from args[], pushes a VmFrame so stack traces see it, keeps
- * the frame's pc current before anything that can raise or call out,
- * calls other methods through their current entry, and pops its frame.
+ * arguments from args[], counts the call (m->prof.calls), pushes a
+ * VmFrame so stack traces see it, keeps the frame's pc current before
+ * anything that can raise or call out, calls other methods through their
+ * current entry, and pops its frame.
+ *
+ * Bakeoffs (for the auditor, audit/): jit_compile_bakeoff builds N
+ * variants of a method, a timed wrapper of each and a dispatcher as one
+ * unit (jit/bakeoff.c); the auditor installs and replaces them.
  */
 #ifndef TALLY_JIT_H
 #define TALLY_JIT_H
@@ -41,15 +54,23 @@ typedef struct JitRequest {
     const char *optset;     /* "O2", "O3", "unroll", ... or "-O3 -funroll-loops" */
     int64_t priority;       /* hotness: calls + back edges when queued */
     double t_queued;        /* seconds (clock) when queued */
+    const VmInsn *osr_pc;   /* OSR: also an entry at this loop header; NULL = none */
+    bool osr_only;          /*   and only that one (JitResult.entry stays NULL) */
 } JitRequest;
 
 /* What a compile produced and what it cost. */
 typedef struct JitResult {
-    VmEntry entry;          /* NULL on failure */
+    VmEntry entry;          /* NULL on failure (and for OSR-only requests) */
     void *unit;             /* the loaded object, kept alive: a dlopen handle
                                (jit.load=as) or a gcc_jit_result * (jit.load=gccjit) */
     size_t code_bytes;
-    double us_ir, us_compile, us_assemble;   /* microseconds per phase */
+    double us_ir, us_compile, us_assemble;   /* microseconds per phase; compile
+                                                and assemble are the unit's */
+    const VmOsr *osr;       /* OSR entry for rq->osr_pc, NULL if none (kept
+                               forever once installed) */
+    const char *osr_none;   /* why an OSR request got no OSR entry, or NULL */
+    uint64_t unit_id;       /* the unit's id (its first request's id) */
+    uint32_t unit_size;     /* requests compiled in the unit */
 } JitResult;
 
 typedef struct Jit Jit;
@@ -61,10 +82,68 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err);
 void jit_free(Jit *jit);
 
 /* Compiles one request on the calling thread; on success installs nothing
- * (the caller decides).  Never raises; errors go to err. */
+ * (the caller decides).  Never raises; errors go to err.  jit may be NULL. */
 bool jit_compile(Jit *jit, JitRequest *rq, JitResult *out, VmError *err);
+/* Compiles n requests as one unit: out[i] and err[i] belong to rq[i]
+ * (out[i].entry and .osr both NULL when it failed).  A failing method does not make
+ * the others fail: its function is left out (or, when the unit as a whole
+ * does not assemble, each method is compiled alone).  Returns the number
+ * compiled. */
+size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmError *err);
+
+/* Called after compiled code for m's ordinary entry was installed, on the
+ * thread that compiled it (the program's in sync and eager modes, the
+ * compile thread in on mode), outside the JIT's lock: the auditor starts
+ * bakeoffs here.  NULL unhooks, returning only when no call of the
+ * previous hook is still running. */
+typedef void (*JitInstallHook)(void *ctx, VmMethod *m);
+void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx);
 
 /* Parses "off", "on", "eager", "sync". */
 bool jit_mode_parse(const char *s, JitMode *out);
+
+/* ---- bakeoffs (the auditor: audit/bakeoff.c) ------------------------------
+ * N variants of one method (IR options and an option set each, one gccjit
+ * context each), a timed wrapper per variant and a dispatcher, compiled
+ * as one unit: the contexts' assembly concatenated, one as/ld/dlopen
+ * (jit/bakeoff.c).  The code reaches the auditor only through the table
+ * and the two function pointers of the request (jit/ includes nothing of
+ * audit/). */
+#define JIT_MAX_VARIANTS 8
+
+typedef struct JitBakeoffTable {
+    VmEntry clean[JIT_MAX_VARIANTS];   /* variant k, untimed */
+    VmEntry timed[JIT_MAX_VARIANTS];   /* variant k between two cycle-counter reads */
+    VmEntry dispatcher;                /* variant 0 behind the countdown prologue */
+    uint32_t bakeoff;                  /* the id timed code reports samples under;
+                                          set before the dispatcher is installed */
+    void *unit;                        /* the loaded object (kept) */
+    size_t code_bytes;                 /* clean, timed and dispatcher code */
+    double us_ir, us_compile, us_assemble;
+} JitBakeoffTable;
+
+/* The dispatcher's slow path: its countdown went below zero. */
+typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);
+/* Timed code's report of one call: (table->bakeoff, k, cycles, 1). */
+typedef bool (*JitSampleFn)(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight);
+
+typedef struct JitBakeoffRequest {
+    VmMethod *m;
+    uint32_t id;                       /* names the symbols and log lines */
+    int nvariants;                     /* 2..JIT_MAX_VARIANTS; 0 is the default */
+    IrOptions ir[JIT_MAX_VARIANTS];
+    const char *optset[JIT_MAX_VARIANTS];
+    uint32_t slot;                     /* the dispatcher decrements t->audit[slot][0] */
+    JitSlowPath slow;                  /* called with slow_ctx below zero */
+    void *slow_ctx;
+    JitSampleFn sample;
+} JitBakeoffRequest;
+
+/* Compiles a bakeoff into *out, which must stay at its address as long as
+ * the code may run (timed code reads clean[k] and bakeoff from it).
+ * Installs nothing.  False + err when any part fails (nothing loaded). */
+bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err);
+/* An option set's name is known, or it is raw options ("-O3 ..."). */
+bool jit_optset_check(const char *optset, VmError *err);
 
 #endif

@@ -1,11 +1,10 @@
 /* jit/jit_int.h — internals shared by the JIT's code generator (codegen.c),
- * its run-time helpers (runtime.c), the loader (load.c) and the option sets
- * (options.c).  Not part of the contract (jit.h); nothing outside jit/
- * includes it.
+ * the unit compiler (unit.c), its run-time helpers (runtime.c), the loader
+ * (load.c) and the option sets (options.c).  Not part of the contract
+ * (jit.h); nothing outside jit/ includes it.
  *
  * A compile is a "unit": a list of requests turned into one gccjit context,
- * one assembly text, one loaded object.  Today jit_compile makes units of
- * one request; batching several methods per unit only needs a longer list.
+ * one assembly text, one loaded object (jit_compile_unit, unit.c).
  */
 #ifndef TALLY_JIT_INT_H
 #define TALLY_JIT_INT_H
@@ -47,6 +46,45 @@ void *jit_rt_concat_at(VmThread *t, const JitWhere *w, VmString *a, VmString *b)
 void *jit_rt_closure_at(VmThread *t, const JitWhere *w, VmMethod *lam, const VmValue *caps);
 VmValue jit_rt_native_at(VmThread *t, const JitWhere *w, VmNative *n, VmValue *args);
 
+/* ---- codegen.c: a method's functions in a unit's context ---------------- */
+
+/* The descriptors compiled code points at, collected per unit: freed when
+ * the unit does not load, kept forever when it does. */
+typedef struct JitWheres {
+    JitWhere **v;
+    uint32_t n, cap;
+} JitWheres;
+
+/* The types shared by the functions of one context. */
+typedef struct JitCodegen JitCodegen;
+JitCodegen *jit_codegen_new(gcc_jit_context *ctx);
+void jit_codegen_free(JitCodegen *cg);
+/* Adds f's method to cg's context as the exported VmEntry `name` and, when
+ * osr_head (a block of f at inline depth 0) is given, the exported
+ * VmOsrEntry `osr_name` that enters at it (only that one with osr_only:
+ * the code the ordinary entry alone reaches is left out).  The code's JitWhere
+ * descriptors are appended to wheres, also on failure.  False + err on
+ * failure; the context may then hold a half-built function and must not
+ * be compiled. */
+bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool osr_only, const char *name,
+                        const char *osr_name, JitWheres *wheres, VmError *err);
+
+/* The dispatcher of a bakeoff (jit/bakeoff.c): its countdown slot in
+ * VmThread.audit and the slow path taking the calls below zero. */
+typedef struct JitDispatch {
+    uint32_t slot;
+    JitSlowPath slow;
+    void *slow_ctx;
+} JitDispatch;
+/* f's method as `name` with the dispatch prologue before the ordinary
+ * one (no OSR entry). */
+bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
+                            VmError *err);
+/* `name`: time tab->clean[k] between two cycle-counter reads, report to
+ * sample(tab->bakeoff, k, cycles, 1). */
+bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, int k, JitSampleFn sample,
+                       VmError *err);
+
 /* ---- options.c ----------------------------------------------------------- */
 
 /* Applies an option set (a name of the table, or raw gcc options starting
@@ -80,6 +118,11 @@ typedef struct JitLoaded {
 bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, JitAsmEdit edit,
                    void *edit_ctx, FILE *asm_dump, JitLoaded *out, double *us_compile,
                    double *us_assemble, VmError *err);
+/* The two halves of jit_load_unit: ctx → assembly text (malloc'd, also
+ * left in spath); text → assembled and loaded (through dir/unit.s). */
+bool jit_compile_asm(gcc_jit_context *ctx, const char *spath, char **text, size_t *len, VmError *err);
+bool jit_load_text(const char *dir, const char *text, size_t len, JitLoadRoute route, JitLoaded *out,
+                   VmError *err);
 void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
 /* A private temporary directory (mkdtemp) and its removal with contents. */
 bool jit_tmpdir(char *buf, size_t size, VmError *err);

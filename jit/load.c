@@ -2,7 +2,8 @@
  * assembly text.
  *
  * Input: a context holding a unit's functions, a private directory, a load
- * route.  Output: the loaded object (JitLoaded) in which the unit's
+ * route (or, for bakeoffs, assembly text of several contexts: the two
+ * halves jit_compile_asm and jit_load_text).  Output: the loaded object (JitLoaded) in which the unit's
  * exported functions can be looked up, and the time of each phase.
  * Steps: gcc_jit_context_compile_to_file(ASSEMBLER) → read the text → the
  * edit hook (markers rewrite the text here) → either
@@ -205,6 +206,26 @@ static bool load_gccjit(const char *text, JitLoaded *out, VmError *err)
     return true;
 }
 
+bool jit_compile_asm(gcc_jit_context *ctx, const char *spath, char **text, size_t *len, VmError *err)
+{
+    gcc_jit_context_compile_to_file(ctx, GCC_JIT_OUTPUT_KIND_ASSEMBLER, spath);
+    const char *e = gcc_jit_context_get_first_error(ctx);
+    if (e && strstr(e, "fake.s"))   /* gcc stopped before writing asm: bad options */
+        return vm_fail(err, "gccjit: no assembly produced (options rejected? gcc's message is on stderr): %s", e);
+    if (e)
+        return vm_fail(err, "gccjit: %s", e);
+    return read_text(spath, text, len, err);
+}
+
+bool jit_load_text(const char *dir, const char *text, size_t len, JitLoadRoute route, JitLoaded *out, VmError *err)
+{
+    if (route == JIT_LOAD_GCCJIT)
+        return load_gccjit(text, out, err);
+    char spath[4096];
+    snprintf(spath, sizeof spath, "%s/unit.s", dir);
+    return write_text(spath, text, len, err) && load_as(dir, spath, out, err);
+}
+
 bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, JitAsmEdit edit,
                    void *edit_ctx, FILE *asm_dump, JitLoaded *out, double *us_compile,
                    double *us_assemble, VmError *err)
@@ -212,15 +233,9 @@ bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, Ji
     char spath[4096];
     snprintf(spath, sizeof spath, "%s/unit.s", dir);
     double t0 = jit_now_us();
-    gcc_jit_context_compile_to_file(ctx, GCC_JIT_OUTPUT_KIND_ASSEMBLER, spath);
-    const char *e = gcc_jit_context_get_first_error(ctx);
-    if (e && strstr(e, "fake.s"))   /* gcc stopped before writing asm: bad options */
-        return vm_fail(err, "gccjit: no assembly produced (options rejected? gcc's message is on stderr): %s", e);
-    if (e)
-        return vm_fail(err, "gccjit: %s", e);
     char *text = NULL;
     size_t len = 0;
-    if (!read_text(spath, &text, &len, err))
+    if (!jit_compile_asm(ctx, spath, &text, &len, err))
         return false;
     double t1 = jit_now_us();
     if (us_compile)
@@ -230,13 +245,11 @@ bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, Ji
         ok = edit(edit_ctx, &text, &len);
         if (!ok)
             vm_fail(err, "assembly edit failed");
-        else
-            ok = write_text(spath, text, len, err);
     }
     if (ok && asm_dump)
         fwrite(text, 1, len, asm_dump);
     if (ok)
-        ok = route == JIT_LOAD_GCCJIT ? load_gccjit(text, out, err) : load_as(dir, spath, out, err);
+        ok = jit_load_text(dir, text, len, route, out, err);
     free(text);
     if (us_assemble)
         *us_assemble = jit_now_us() - t1;

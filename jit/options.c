@@ -88,22 +88,41 @@ static int raw_level(const char *s)
     return level;
 }
 
-bool jit_options_apply(gcc_jit_context *ctx, const char *optset, VmError *err)
+/* The named set, or NULL for raw options (*raw: after leading blanks);
+ * false + err when it is neither. */
+static bool find_set(const char *optset, const OptSet **set, const char **raw, VmError *err)
 {
-    if (!optset || !*optset)
-        optset = "O2";
-    const OptSet *set = NULL;
+    *set = NULL;
     for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
         if (!strcmp(sets[i].name, optset))
-            set = &sets[i];
+            *set = &sets[i];
     const char *p = optset;
     while (isspace((unsigned char)*p))
         p++;
-    if (!set && *p != '-') {
+    *raw = p;
+    if (!*set && *p != '-') {
         const char *s = vm_suggest(optset, names, sizeof names / sizeof *names - 1);
         return vm_fail(err, "unknown option set '%s'%s%s%s", optset, s ? " (did you mean '" : "",
                        s ? s : "", s ? "'?)" : "");
     }
+    return true;
+}
+
+bool jit_optset_check(const char *optset, VmError *err)
+{
+    const OptSet *set;
+    const char *raw;
+    return find_set(optset && *optset ? optset : "O2", &set, &raw, err);
+}
+
+bool jit_options_apply(gcc_jit_context *ctx, const char *optset, VmError *err)
+{
+    if (!optset || !*optset)
+        optset = "O2";
+    const OptSet *set;
+    const char *p;
+    if (!find_set(optset, &set, &p, err))
+        return false;
     gcc_jit_context_set_int_option(ctx, GCC_JIT_INT_OPTION_OPTIMIZATION_LEVEL, set ? set->level : raw_level(p));
     char march[64];
     snprintf(march, sizeof march, "-march=%s", jit_options_march());

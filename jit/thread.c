@@ -1,8 +1,9 @@
 /* jit/thread.c — the compile queue and the one background compile thread.
  *
  * Input: methods the hot hook queues (jit_enqueue, on the program's
- * thread).  Output: compiled code installed by jit_compile_and_install
- * (one release store of m->entry) on the compile thread.
+ * thread; OSR requests from the OSR hook).  Output: compiled code
+ * installed by jit_compile_and_install_batch (one release store of
+ * m->entry, and of m->osr for OSR requests) on the compile thread.
  *
  * One thread is enough: libgccjit serializes compiles anyway, and the
  * other core keeps running the program.  The queue is a binary max-heap.
@@ -10,7 +11,8 @@
  * refreshes every queued priority from the live profile (calls + back
  * edges, a racy but bounded snapshot) and re-heapifies: the queue is
  * short, and the hottest method right now is compiled next.  Ties go to
- * the older request (lower id).
+ * the older request (lower id).  Up to jit.batch of the hottest are taken
+ * at once and compiled as one unit: one gcc run, one as/ld/dlopen.
  *
  * Invariants:
  * - The program thread takes the mutex only to push a request; the compile
@@ -89,34 +91,57 @@ static JitRequest pop_hottest(Jit *jit)
     return top;
 }
 
-void jit_enqueue(Jit *jit, VmMethod *m)
+bool jit_push_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
 {
-    pthread_mutex_lock(&jit->mu);
-    if (m->index >= jit->nmethods || jit->state[m->index] != JIT_M_NEW || jit->stop) {
-        pthread_mutex_unlock(&jit->mu);
-        return;
-    }
+    if (jit->stop)
+        return false;
     if (jit->nheap == jit->capheap) {
         size_t cap = jit->capheap ? jit->capheap * 2 : 64;
         JitRequest *h = realloc(jit->heap, cap * sizeof *h);
-        if (!h) {  /* no memory: the method stays interpreted */
-            jit->state[m->index] = JIT_M_DONE;
-            pthread_mutex_unlock(&jit->mu);
-            return;
-        }
+        if (!h)    /* no memory: the method stays as it is */
+            return false;
         jit->heap = h;
         jit->capheap = cap;
     }
-    jit->state[m->index] = JIT_M_QUEUED;
     JitRequest *rq = &jit->heap[jit->nheap];
     jit_request_init(jit, rq, m);
+    rq->osr_pc = osr_pc;
     jit->nheap++;
     sift_up(jit->heap, jit->nheap - 1);
     jit->stats.queued++;
     /* logged under the lock so "queued" always precedes "compiled" */
-    jit_log(jit, "queued #%llu %s prio=%lld", (unsigned long long)rq->id, m->name,
-            (long long)rq->priority);
+    if (osr_pc)
+        jit_log(jit, "queued #%llu %s prio=%lld osr@%u", (unsigned long long)rq->id, m->name,
+                (long long)rq->priority, (unsigned)(osr_pc - m->code));
+    else
+        jit_log(jit, "queued #%llu %s prio=%lld", (unsigned long long)rq->id, m->name,
+                (long long)rq->priority);
     pthread_cond_signal(&jit->wake);
+    return true;
+}
+
+bool jit_upgrade_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
+{
+    for (size_t i = 0; i < jit->nheap; i++) {
+        JitRequest *rq = &jit->heap[i];
+        if (rq->m != m)
+            continue;
+        if (rq->osr_pc)
+            return false;
+        rq->osr_pc = osr_pc;
+        /* announced again, now with its header */
+        jit_log(jit, "queued #%llu %s prio=%lld osr@%u", (unsigned long long)rq->id, m->name,
+                (long long)rq->priority, (unsigned)(osr_pc - m->code));
+        return true;
+    }
+    return false;
+}
+
+void jit_enqueue(Jit *jit, VmMethod *m)
+{
+    pthread_mutex_lock(&jit->mu);
+    if (m->index < jit->nmethods && jit->state[m->index] == JIT_M_NEW && !jit->stop)
+        jit->state[m->index] = jit_push_locked(jit, m, NULL) ? JIT_M_QUEUED : JIT_M_DONE;
     pthread_mutex_unlock(&jit->mu);
 }
 
@@ -135,17 +160,20 @@ static void *compile_thread(void *arg)
         }
         if (jit->stop)
             break;
-        JitRequest rq = pop_hottest(jit);
+        JitRequest batch[JIT_BATCH_MAX];
+        size_t n = 0;
+        while (n < jit->batch && n < JIT_BATCH_MAX && jit->nheap > 0)
+            batch[n++] = pop_hottest(jit);
         jit->busy = true;
         pthread_mutex_unlock(&jit->mu);
-        jit_compile_and_install(jit, &rq);
+        jit_compile_and_install_batch(jit, batch, n);
         pthread_mutex_lock(&jit->mu);
-        jit->state[rq.m->index] = JIT_M_DONE;
         jit->busy = false;
     }
     while (jit->nheap > 0) {
         JitRequest *rq = &jit->heap[--jit->nheap];
         jit->state[rq->m->index] = JIT_M_DONE;
+        jit->osr[rq->m->index].pending = false;
         jit->stats.dropped++;
         jit_log(jit, "dropped #%llu %s: shutdown", (unsigned long long)rq->id, rq->m->name);
     }
@@ -198,5 +226,9 @@ JitStats jit_test_stats(Jit *jit)
     pthread_mutex_lock(&jit->mu);
     JitStats s = jit->stats;
     pthread_mutex_unlock(&jit->mu);
+    /* transfers are the interpreter's count, a racy but exact-at-rest sum */
+    const VmModule *mod = jit->vm ? jit->vm->module : NULL;
+    for (uint32_t i = 0; mod && jit->state && i < mod->nmethods && i < jit->nmethods; i++)
+        s.osr_entries += __atomic_load_n(&mod->methods[i].prof.osr_entries, __ATOMIC_RELAXED);
     return s;
 }

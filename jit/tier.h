@@ -6,9 +6,18 @@
  * - Every field below `mu` is guarded by it; the program thread holds it
  *   only to push a request (O(log n)), never across a compile, so the
  *   program never waits for the compiler.
- * - state[i] (per method index of the linked module) only moves forward:
- *   NEW → QUEUED → DONE (compiled or failed, or dropped at shutdown); a
- *   method is requested at most once.
+ * - state[i] (per method index of the linked module) moves NEW → QUEUED
+ *   → DONE (compiled or failed, or dropped at shutdown); a method has at
+ *   most one request queued or compiling, and is requested once, except
+ *   for OSR: osr[i] allows up to JIT_OSR_MAX more requests for a method
+ *   the interpreter keeps looping in (the OSR hook; none after a failed
+ *   compile), and an OSR-only compile is followed by one for the ordinary
+ *   entry; those move DONE back to QUEUED.
+ * - The compile thread takes up to `batch` requests with the hottest first
+ *   into one unit (jit_compile_unit).
+ * - install_hook (the auditor's) is called outside mu after an ordinary
+ *   entry was installed; hooks_running counts calls in progress so that
+ *   unhooking can wait for them (jit_set_install_hook(NULL)).
  */
 #ifndef TALLY_JIT_TIER_H
 #define TALLY_JIT_TIER_H
@@ -18,6 +27,12 @@
 #include <pthread.h>
 
 typedef bool (*JitCompileFn)(Jit *jit, JitRequest *rq, JitResult *out, VmError *err);
+
+enum {
+    JIT_OSR_MAX = 4,        /* OSR requests per method */
+    JIT_OSR_PATIENCE = 16,  /* polls at other headers before OSR code for a new one */
+    JIT_BATCH_MAX = 64,     /* jit.batch is clamped to this */
+};
 
 /* Process-wide test hooks, read by jit_new (so they apply to the compiles
  * jit_new itself does in eager mode).  NULL/0 fields mean "as normal". */
@@ -34,7 +49,18 @@ enum { JIT_M_NEW, JIT_M_QUEUED, JIT_M_DONE };
 
 typedef struct JitStats {
     uint64_t queued, compiled, failed, dropped;
+    uint64_t units;          /* compile units run (a batch is one unit) */
+    uint64_t osr_compiled;   /* compiles that installed OSR code */
+    uint64_t osr_entries;    /* interpreter → OSR code transfers (from the profiles) */
 } JitStats;
+
+/* Per method: its OSR requests (see the invariants above). */
+typedef struct JitOsrState {
+    uint8_t requests;        /* OSR requests made */
+    bool pending;            /* one is queued or compiling */
+    bool given_up;           /* a compile failed or gave no OSR code: no more */
+    uint16_t misses;         /* polls at another header since OSR code was installed */
+} JitOsrState;
 
 struct Jit {
     Vm *vm;
@@ -46,6 +72,8 @@ struct Jit {
     const char *optset;      /* default option set of requests */
     uint32_t nmethods;
     uint8_t *state;          /* per method index: JIT_M_* */
+    JitOsrState *osr;        /* per method index */
+    size_t batch;            /* most requests per unit (jit.batch, 1..JIT_BATCH_MAX) */
 
     pthread_mutex_t mu;
     pthread_cond_t wake;     /* compile thread: work, unpause or stop */
@@ -60,6 +88,10 @@ struct Jit {
     bool busy;               /* the compile thread is compiling */
     bool paused, stop, thread_started;
     pthread_t thread;
+    JitInstallHook install_hook;   /* see jit_set_install_hook */
+    void *install_ctx;
+    int hooks_running;             /* calls of install_hook in progress */
+    pthread_cond_t hook_done;      /* hooks_running went to 0 */
 };
 
 double jit_now(void);                      /* monotonic seconds */
@@ -70,11 +102,20 @@ void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m);
 /* Compiles rq on the calling thread (fault injection, delay, logging) and
  * installs the result with one release store; false when it failed. */
 bool jit_compile_and_install(Jit *jit, JitRequest *rq);
+/* The same for n requests compiled as one unit; returns how many were
+ * installed.  Updates state[]/osr[] of each (under mu). */
+size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n);
 
 /* thread.c */
 bool jit_thread_start(Jit *jit, VmError *err);
 /* Queues m (unless it was requested before); never blocks on a compile. */
 void jit_enqueue(Jit *jit, VmMethod *m);
+/* Under mu: queues a request for m with OSR header osr_pc (NULL = none),
+ * whatever state says; false when out of memory or stopping. */
+bool jit_push_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc);
+/* Under mu: gives m's queued (not yet compiling) request the OSR header;
+ * false when m has no queued request or it has one already. */
+bool jit_upgrade_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc);
 /* Stops the thread: the compile in progress finishes, the rest is dropped. */
 void jit_thread_stop(Jit *jit);
 

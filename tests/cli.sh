@@ -100,13 +100,14 @@ log_lines() {  # log_lines NAME REGEX -- command...: some stderr line matches, n
         echo "PASS $name"
     fi
 }
-log_lines log-jit-compiled '^\[[0-9]+\.[0-9]{3}ms\] jit: compiled #1 main optset=O2 bytecode=[0-9]+ queue=[0-9]+us ir=[0-9]+us compile=[0-9]+us assemble=[0-9]+us code=[0-9]+B$' \
+log_lines log-jit-compiled '^\[[0-9]+\.[0-9]{3}ms\] jit: compiled #1 main optset=O2 bytecode=[0-9]+ queue=[0-9]+us ir=[0-9]+us compile=[0-9]+us assemble=[0-9]+us code=[0-9]+B osr@[0-9]+$' \
     -- $T --log=jit --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+# (main's loop moves to compiled code at once: sq not inlined, so it is called)
 log_lines log-jit-compiled-sq '^\[[0-9.]+ms\] jit: compiled #2 sq optset=O2 ' \
-    -- $T --log=jit --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+    -- $T --log=jit --jit=sync -X vm.hot_threshold=2 -X inline.max_depth=0 run "$D/jitloop.tl"
 log_lines log-jit-queued '^\[[0-9.]+ms\] jit: queued #[12] sq prio=[0-9]+$' \
     -- $T --log=jit -X vm.hot_threshold=2 run "$D/jitloop.tl"
-log_lines log-jit-summary '^\[[0-9.]+ms\] jit: summary queued=2 compiled=[0-2] failed=0 dropped=[0-2]$' \
+log_lines log-jit-summary '^\[[0-9.]+ms\] jit: summary queued=[23] compiled=[0-3] failed=0 dropped=[0-3] units=[0-3] osr_compiled=[01] osr_entries=[01]$' \
     -- $T --log=jit -X vm.hot_threshold=2 run "$D/jitloop.tl"
 log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure$' \
     -- $T --log=jit --jit=sync -X vm.hot_threshold=2 -X jit.fail_every=1 run "$D/jitloop.tl"
@@ -114,3 +115,142 @@ log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \
     -- $T --log=jit --jit=eager -X jit.optset=O3 run "$D/jitloop.tl"
 check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
 [[ -s $D/out && $(cat "$D/out") == 285 ]] && echo "PASS jit-no-log-by-default" || echo "FAIL jit-no-log-by-default: $(head -2 "$D/out")"
+
+# ---- --stats while the program runs, and on signals (docs/stats.md) ----
+# Every file must be one valid JSON document: tests/jsoncheck.c (the unit
+# tests' strict checker) is compiled here, as make test has no python.
+J=$D/jsoncheck
+if cc -std=gnu11 -O1 -o "$J" tests/jsoncheck.c 2>"$D/cc.err"; then
+    echo "PASS stats-jsoncheck-build"
+else
+    echo "FAIL stats-jsoncheck-build: $(head -2 "$D/cc.err")"
+fi
+json_ok() { "$J" "$1" >"$D/jc.out" 2>&1; }
+# the interpreter's back-edge count of main (it grows while main loops)
+main_backedges() { grep -o '^{"name":"main","calls":[0-9]*,"backedges":[0-9]*' "$1" 2>/dev/null | sed 's/.*"backedges"://'; }
+wait_file() {  # wait_file FILE SECONDS: until FILE exists
+    local k
+    for ((k = 0; k < $2 * 10; k++)); do
+        [[ -e $1 ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+if json_ok "$D/s.json"; then echo "PASS stats-valid-json"; else echo "FAIL stats-valid-json: $(cat "$D/jc.out")"; fi
+check stats-jit 0 "285" -- $T --jit=sync -X vm.hot_threshold=2 run --stats="$D/s2.json" "$D/jitloop.tl"
+if ! json_ok "$D/s2.json"; then
+    echo "FAIL stats-layout: $(cat "$D/jc.out")"
+elif [[ $(head -1 "$D/s2.json") != '{"version":1,"module":"jitloop","methods":[' ]]; then
+    echo "FAIL stats-layout: first line '$(head -1 "$D/s2.json" | head -c 80)'"
+elif [[ $(grep -c '^{"name":"' "$D/s2.json") -ne $(grep -o '{"name":"' "$D/s2.json" | wc -l) ]] ||
+    ! grep -q '^{"name":"sq","calls":[0-9]*,' "$D/s2.json"; then
+    echo "FAIL stats-layout: not one method per line: $(head -c 300 "$D/s2.json")"
+else
+    echo "PASS stats-layout"
+fi
+[[ ! -e $D/s2.json.tmp ]] && echo "PASS stats-no-tmp" || echo "FAIL stats-no-tmp: $D/s2.json.tmp left behind"
+check stats-unwritable 2 "cannot write '/nonexistent-dir/s.json.tmp'" -- $T run --stats=/nonexistent-dir/s.json "$D/ok.tla"
+[[ $(head -1 "$D/out") == 42 ]] && echo "PASS stats-unwritable-runs" || echo "FAIL stats-unwritable-runs: $(head -2 "$D/out")"
+
+# A long loop in the interpreter (main's back edges grow): the file appears
+# while it runs, is rewritten with growing counters, and is written again
+# on SIGTERM (removed just before the signal: it must come back), after
+# which tally ends by the signal (status 143).
+printf 'fn main() {\n    var s = 0;\n    for i in 0..4000000000 { s = s + i %% 3; }\n    println(s);\n}\n' >"$D/long.tl"
+rm -f "$D/long.json" "$D/long.json.tmp"
+timeout 120 $T --jit=off run --stats="$D/long.json" "$D/long.tl" >"$D/long.out" 2>&1 </dev/null &
+pid=$!
+if ! wait_file "$D/long.json" 20; then
+    echo "FAIL stats-periodic: no file after 20 s while the program runs"
+    kill -KILL $pid 2>/dev/null
+    wait $pid 2>/dev/null
+else
+    json_ok "$D/long.json" && ok1=1 || ok1=0
+    b1=$(main_backedges "$D/long.json")
+    sleep 2.2
+    json_ok "$D/long.json" && ok2=1 || ok2=0
+    b2=$(main_backedges "$D/long.json")
+    rm -f "$D/long.json"
+    kill -TERM $pid
+    wait $pid
+    st=$?
+    if ((ok1 && ok2)) && [[ $b1 =~ ^[0-9]+$ && $b2 =~ ^[0-9]+$ ]] && ((b2 > b1)); then
+        echo "PASS stats-periodic"
+    else
+        echo "FAIL stats-periodic: valid $ok1 $ok2, main backedges '$b1' then '$b2'"
+    fi
+    b3=$(main_backedges "$D/long.json")
+    if [[ $st -ne 143 ]]; then
+        echo "FAIL stats-sigterm: status $st, want 143: $(head -2 "$D/long.out")"
+    elif ! json_ok "$D/long.json"; then
+        echo "FAIL stats-sigterm: $(cat "$D/jc.out")"
+    elif ! [[ $b3 =~ ^[0-9]+$ ]] || ((b3 < b2)); then
+        echo "FAIL stats-sigterm: main backedges '$b3' after '$b2'"
+    elif [[ -e $D/long.json.tmp ]]; then
+        echo "FAIL stats-sigterm: long.json.tmp left behind"
+    else
+        echo "PASS stats-sigterm"
+    fi
+fi
+# SIGINT likewise (status 130); job control on, or bash would start the
+# background job with SIGINT ignored
+rm -f "$D/int.json"
+st=$(bash -c 'set -m
+    timeout 120 "$1" --jit=off run --stats="$2" "$3" >/dev/null 2>&1 </dev/null &
+    pid=$!
+    for ((k = 0; k < 200; k++)); do [[ -e $2 ]] && break; sleep 0.1; done
+    rm -f "$2"
+    kill -INT $pid
+    wait $pid
+    echo $?' _ "$T" "$D/int.json" "$D/long.tl" 2>/dev/null)
+if [[ $st != 130 ]]; then
+    echo "FAIL stats-sigint: status '$st', want 130"
+elif ! json_ok "$D/int.json"; then
+    echo "FAIL stats-sigint: $(cat "$D/jc.out")"
+else
+    echo "PASS stats-sigint"
+fi
+# without --stats a signal is not caught
+timeout 120 $T --jit=off run "$D/long.tl" >/dev/null 2>&1 </dev/null &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+st=$?
+[[ $st -eq 143 ]] && echo "PASS sigterm-without-stats" || echo "FAIL sigterm-without-stats: status $st"
+
+# --log takes a comma list; audit is a topic
+check log-audit-topic 0 "285" -- $T --log=jit,audit run "$D/jitloop.tl"
+check log-audit-typo 2 "unknown log topic 'audt' (did you mean 'audit'?" -- $T --log=audt run "$D/ok.tla"
+check log-audit-tunable 0 "42" -- $T -X audit.log=1 run "$D/ok.tla"
+check help-log-audit 0 "audit (bakeoff events)" -- $T --help
+
+# bench/audit-eval's parsing and counting, on hand-written stats files
+# (tests/audit-eval/README.md says what each method's runs should count as)
+bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1
+if diff -u tests/audit-eval/expected.txt "$D/eval.out" >"$D/eval.diff"; then
+    echo "PASS audit-eval-from"
+else
+    echo "FAIL audit-eval-from: $(head -c 400 "$D/eval.diff")"
+fi
+
+# With auditing: bakeoffs[] in the stats file (one per line, valid JSON)
+# and one --log=audit line per event, ids matching
+$T --audit=aa --log=audit --jit=sync -X vm.hot_threshold=2 -X audit.hot_threshold=0 \
+    run --stats="$D/aa.json" "$D/jitloop.tl" >"$D/out" 2>"$D/err" </dev/null
+st=$?
+if [[ $st -ne 0 || $(cat "$D/out") != 285 ]]; then
+    echo "FAIL audit-stats-log: status $st, stdout '$(head -c 80 "$D/out")': $(head -2 "$D/err")"
+elif ! json_ok "$D/aa.json"; then
+    echo "FAIL audit-stats-log: $(cat "$D/jc.out")"
+elif ! grep -qE '^\{"id":1,"method":"(main|sq)","client":"aa","phase":"[a-z]+","outcome":"[a-z-]+",.*,"variants":\[\{"name":"a",.*\}\]\}$' "$D/aa.json" ||
+    ! grep -q '^"bakeoffs":\[$' "$D/aa.json"; then
+    echo "FAIL audit-stats-log: no bakeoff line: $(grep -A2 bakeoffs "$D/aa.json" | head -c 300)"
+elif ! grep -qE '^\[[0-9]+\.[0-9]{3}ms\] audit: queued #1 (main|sq) client=aa variants=a,b$' "$D/err"; then
+    echo "FAIL audit-stats-log: no queued line: $(head -3 "$D/err")"
+elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] audit: (queued|compiled|sampling|decided|failed|cancelled) #[0-9]+ [^ ]+ client=aa( |:|$)' "$D/err"; then
+    echo "FAIL audit-stats-log: malformed line: $(grep -vE '^\[[0-9.]+ms\] audit: ' "$D/err" | head -2)"
+else
+    echo "PASS audit-stats-log"
+fi

@@ -9,7 +9,7 @@
 #             examples/*.tl against tests/lang/examples/*.expect
 #   tiers     every program gives identical stdout, stderr and status on
 #             every tier: switch and threaded interpreters, JIT eager and
-#             JIT on (the default)
+#             JIT on (the default), and with A/A bakeoffs (--audit=aa)
 #   verify    tests/verify/*.tla must be rejected with the exact message
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
@@ -18,6 +18,10 @@
 #             exit 0, 1 or 2, never a signal
 #   srcfuzz   ≥10,000 mutated .tl sources: the compiler never crashes, and
 #             what it accepts always verifies
+#   bench     bench/run.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
+#             kernel at its test size verifies its result with the JIT off,
+#             on and eager (kernels: output equal to the C twin's); all 14
+#             AWFY files must exist (BENCH_REQUIRE_ALL=1)
 # Usage: tests/run.sh [suite...]   (default: all)
 set -u
 cd "$(dirname "$0")/.."
@@ -28,7 +32,14 @@ BUILDS=(bin/tally bin/tally-switch)
 # warm (sync: deterministic, unlike the background default)
 CONFIGS=("${BUILDS[@]}" "bin/tally --jit=eager" "bin/tally --jit=sync -X vm.hot_threshold=2")
 # tiers: the reference (switch interpreter) first
-TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally")
+# and the auditor: every method compiled at its second call gets an A/A
+# bakeoff at once (sync: its dispatcher is installed before the program
+# goes on), sampled every other call, decided or timed out within 50 ms,
+# and the chosen clean code installed while the program runs
+AUDIT_TIER="bin/tally --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.concurrent=4"
+AUDIT_TIER+=" -X audit.sample_every=2 -X audit.burst=2 -X audit.min_samples=30 -X audit.trim_window=4"
+AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1"
+TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally" "$AUDIT_TIER")
 TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -140,6 +151,15 @@ if want "${SUITES[@]}"; then
         read -r p f < <(echo "$line" | awk '{print $2, $4}')
         pass=$((pass + p))
         fail=$((fail + f))
+    fi
+    # the auditor's sample buffers and analysis thread under ThreadSanitizer
+    # (make tsan-audit): one test; any race report fails it (exit 66)
+    if [[ ! -x build/tsan-audit ]]; then
+        bad "build/tsan-audit is missing (make build/tsan-audit)"
+    elif build/tsan-audit audit_ring >"$TMP/tsan" 2>&1 && grep -q '^unit: [1-9][0-9]* passed, 0 failed$' "$TMP/tsan"; then
+        ok
+    else
+        bad "tsan-audit: $(grep -m3 -e WARNING -e FAIL -e '^unit:' "$TMP/tsan")"
     fi
 fi
 
@@ -313,6 +333,24 @@ if want "${SUITES[@]}"; then
     else
         bad "source fuzz test: $(tail -3 "$TMP/sf")"
     fi
+fi
+
+SUITE=bench
+if want "${SUITES[@]}"; then
+    echo "== bench (bench/run.sh --quick: test sizes, every tier)"
+    # one PASS/FAIL line per program × tier; anything else is information
+    BENCH_REQUIRE_ALL=1 bash bench/run.sh --quick >"$TMP/bench" 2>&1
+    bstatus=$?
+    nbad=0
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "bench: ${line#FAIL }"; nbad=$((nbad + 1)) ;;
+            *) echo "$line" ;;
+        esac
+    done <"$TMP/bench"
+    # a setup error (status 2) prints no FAIL line, and must not pass
+    [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/run.sh --quick exited with status $bstatus"
 fi
 
 echo "$pass passed, $fail failed"

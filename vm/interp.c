@@ -16,6 +16,11 @@
  *   is its call instruction (RET reads the destination from it), and the
  *   top frame stores its pc before anything that can raise or call out, so
  *   stack traces have lines.
+ * - On-stack replacement happens only in the back edges' countdown slow
+ *   path: OSR code (VmMethod.osr) for the jump's target takes over the
+ *   frame and pops it, and the activation then ends through do_return as
+ *   if it had executed RET, whether it is the entry frame or one pushed in
+ *   place by INVOKE.
  * - Dispatch is threaded (computed goto) unless VM_SWITCH_DISPATCH is
  *   defined; handler bodies are shared through CASE/NEXT/DISPATCH.
  */
@@ -28,7 +33,9 @@
 
 /* ---- slow paths, kept out of the loop ----------------------------------- */
 
-/* The hot countdown reached zero: tell the higher tiers once. */
+/* The hot countdown reached zero: tell the higher tiers once.  With an
+ * OSR hook the countdown is re-armed, so back edges keep polling (in this
+ * slow path only) for OSR code. */
 static __attribute__((noinline, cold)) void hot(VmThread *t, VmMethod *m, const VmInsn *osr)
 {
     Vm *vm = t->vm;
@@ -36,6 +43,30 @@ static __attribute__((noinline, cold)) void hot(VmThread *t, VmMethod *m, const 
         m->prof.hot = true;
         vm->hooks.hot(vm, m, osr);
     }
+    if (vm->hooks.osr && vm->tun.osr_poll > 0)
+        m->prof.hot_countdown = vm->tun.osr_poll;
+}
+
+/* A back edge to `to` used up the countdown (pc saved).  Returns the OSR
+ * code to continue in when there is some for `to`, after asking the tiers
+ * once (the hot hook the first time, the OSR hook on later polls; either
+ * may install code synchronously). */
+static __attribute__((noinline, cold)) const VmOsr *backedge_hot(VmThread *t, VmMethod *m,
+                                                               const VmInsn *to)
+{
+    Vm *vm = t->vm;
+    const VmOsr *o;
+    if (m->prof.hot && vm->hooks.osr) {
+        o = __atomic_load_n(&m->osr, __ATOMIC_ACQUIRE);
+        if (!o || o->pc != to)
+            vm->hooks.osr(vm, m, to);
+    }
+    hot(t, m, to);   /* the hot hook (once); re-arms the countdown */
+    o = __atomic_load_n(&m->osr, __ATOMIC_ACQUIRE);
+    if (!o || o->pc != to)
+        return NULL;
+    m->prof.osr_entries++;
+    return o;
 }
 
 static _Noreturn __attribute__((noinline, cold)) void raise_bounds(VmThread *t, int64_t i, int64_t n)
@@ -126,13 +157,19 @@ static inline void site_note(VmCallSite *s, VmClass *c)
         }                                                                      \
     } while (0)
 
-/* A taken jump to `to` at or before pc is a back edge. */
+/* A taken jump to `to` at or before pc is a back edge.  With OSR code for
+ * `to`, the rest of this activation runs compiled: the code continues from
+ * the registers and pops the frame, so it returns like RET does. */
 #define BACKEDGE(to)                                                           \
     do {                                                                       \
         m->prof.backedges++;                                                   \
         if (unlikely(--m->prof.hot_countdown == 0)) {                          \
             SAVE();                                                            \
-            hot(t, m, (to));                                                   \
+            const VmOsr *osr_ = backedge_hot(t, m, (to));                      \
+            if (osr_) {                                                        \
+                ret = osr_->entry(t, m, R);                                    \
+                goto do_return;                                                \
+            }                                                                  \
         }                                                                      \
     } while (0)
 
@@ -164,10 +201,10 @@ static inline void site_note(VmCallSite *s, VmClass *c)
             vm_raise(t, "stack overflow");                                     \
         if (unlikely(top > t->stack_hwm))                                      \
             t->stack_hwm = top;                                                \
-        callee_->prof.calls++;                                                 \
         if (unlikely(--callee_->prof.hot_countdown == 0))                      \
             hot(t, callee_, NULL);                                             \
         if (likely(callee_->entry == vm_interp_entry)) {                       \
+            callee_->prof.calls++; /* compiled code counts its own calls */    \
             if (unlikely(!callee_->code))                                      \
                 vm_raise(t, "call of abstract method %s", callee_->name);      \
             const VmValue *args = R + pc->b;                                   \

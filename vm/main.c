@@ -8,6 +8,7 @@
  */
 #include "vm.h"
 #include "jit.h"
+#include "bakeoff.h"
 #include "lang.h"
 
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #define EXIT_USAGE 2
+#define STATS_PERIOD_MS 1000   /* --stats is rewritten this often while running */
 
 typedef struct Options {
     VmTunables tun;
@@ -26,9 +28,9 @@ typedef struct Options {
 } Options;
 
 static const char *const commands[] = {"run", "build", "dis", "asm"};
-static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log"};
+static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
-static const char *const log_topics[] = {"jit"};
+static const char *const log_topics[] = {"jit", "audit"};
 
 static void usage(FILE *out)
 {
@@ -42,14 +44,20 @@ static void usage(FILE *out)
           "\n"
           "options (before or after the command, before FILE):\n"
           "  -X name=value      set a tunable (below)\n"
-          "  --stats=FILE.json  write per-method profiles as JSON when the program ends\n"
+          "  --stats=FILE.json  write profiles (and bakeoffs) as JSON every second, at the\n"
+          "                     end and on SIGINT/SIGTERM (schema: docs/stats.md)\n"
           "  -o FILE            output file for asm and build\n"
           "  --no-verify        asm: write the module even if it does not verify\n"
           "  --jit=MODE         off: interpret only; on: compile hot methods in the\n"
           "                     background (default); sync: compile hot methods before\n"
           "                     they continue; eager: compile every method at its first call\n"
-          "  --log=jit          log JIT events (queued, compiled, failed) to stderr\n"
-          "\n"
+          "  --log=TOPICS       log events to stderr, a comma list of: jit (queued,\n"
+          "                     compiled, failed), audit (bakeoff events)\n"
+          "  --audit=CLIENTS    let differently-optimized versions of hot compiled methods\n"
+          "                     compete (bakeoffs), a comma list of clients:\n",
+          out);
+    au_clients_help(out);
+    fputs("\n"
           "tunables:\n",
           out);
     vm_tunables_help(out);
@@ -160,6 +168,9 @@ static bool verify(VmModule *m, bool compiled)
 
 static int cmd_run(Options *o, const char *path, int argc, char **argv)
 {
+    VmError aerr = {{0}};
+    if (o->tun.audit_clients && o->tun.audit_clients[0] && !au_check_tunables(&o->tun, &aerr))
+        return fail_usage("%s", aerr.msg, NULL);
     bool compiled;
     VmModule *m = load(o, path, &compiled);
     if (!m)
@@ -192,13 +203,38 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         if (!jit)  /* not the program's fault: it runs interpreted */
             fprintf(stderr, "tally: warning: %s; running without the JIT\n", err.msg);
     }
+    /* --audit: bakeoffs of the compiled code.  Without the JIT there is
+     * nothing to audit; said only with --log=audit, so that output stays
+     * the same on every tier. */
+    AuAuditor *au = au_auditor_new(vm, jit, &err);
+    if (!au && err.msg[0] && o->tun.audit_log)
+        fprintf(stderr, "tally: warning: %s; not auditing\n", err.msg);
+    if (au && !au_auditor_start(au, &err)) {
+        fprintf(stderr, "tally: warning: %s; not auditing\n", err.msg);
+        au_auditor_free(au);
+        au = NULL;
+    }
+    /* last before the run: the writer thread reads vm->hooks, so every
+     * tier must be wired by now; it stops (final write) before jit_free,
+     * while whatever its hooks report on is still alive */
+    VmStatsWriter *stats = NULL;
+    if (o->stats && !(stats = vm_stats_writer_start(vm, o->stats, STATS_PERIOD_MS, true, &err))) {
+        fprintf(stderr, "tally: %s\n", err.msg);
+        au_auditor_free(au);
+        jit_free(jit);
+        vm_free(vm);
+        vm_module_free(m);
+        return EXIT_USAGE;
+    }
     int status = vm_run(vm, argc, argv);
-    jit_free(jit);
-    if (o->stats && !vm_stats_write(vm, o->stats, &err)) {
+    au_auditor_stop(au);    /* before the final stats: undecided bakeoffs end there */
+    if (stats && !vm_stats_writer_stop(stats, &err)) {
         fprintf(stderr, "tally: %s\n", err.msg);
         if (status == 0)
             status = EXIT_USAGE;
     }
+    au_auditor_free(au);
+    jit_free(jit);
     fflush(stdout);
     vm_free(vm);
     vm_module_free(m);
@@ -297,19 +333,34 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         return 0;
     }
     if (!strcmp(a, "--jit") || !strcmp(a, "--log"))
-        return fail_usage("%s needs a value (--jit=off|on|eager|sync, --log=jit)", a, NULL);
+        return fail_usage("%s needs a value (--jit=off|on|eager|sync, --log=jit,audit)", a, NULL);
     if (!strncmp(a, "--jit=", 6)) {
         if (jit_mode_parse(a + 6, &o->jit))
             return 0;
         return fail_choice("JIT mode", a + 6, jit_modes, sizeof jit_modes / sizeof *jit_modes);
     }
+    if (!strcmp(a, "--audit"))
+        return fail_usage("--audit needs a list of clients (--audit=%s)", "inline,optlevel,unroll,vectorize,aa,custom",
+                          NULL);
+    if (!strncmp(a, "--audit=", 8)) {
+        uint32_t mask;
+        if (!au_clients_parse(a + 8, &mask, &err))
+            return fail_usage("%s", err.msg, NULL);
+        if (!mask)
+            return fail_usage("--audit needs a list of clients (--audit=%s)",
+                              "inline,optlevel,unroll,vectorize,aa,custom", NULL);
+        o->tun.audit_clients = a + 8;   /* argv outlives the VM */
+        return 0;
+    }
     if (!strncmp(a, "--log=", 6)) {
-        /* a comma-separated list of topics; only the JIT logs so far */
+        /* a comma-separated list of topics */
         char topics[256];
         snprintf(topics, sizeof topics, "%s", a + 6);
         for (char *save = NULL, *w = strtok_r(topics, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
             if (!strcmp(w, "jit"))
                 o->tun.jit_log = 1;
+            else if (!strcmp(w, "audit"))
+                o->tun.audit_log = 1;
             else
                 return fail_choice("log topic", w, log_topics, sizeof log_topics / sizeof *log_topics);
         }

@@ -9,14 +9,25 @@
  * either a forward edge (its count known once its source block is done, in
  * instruction order) or a backward edge (which owns a counter).  One pass in
  * instruction order therefore suffices.  The JSON file is written to
- * PATH.tmp and renamed, so a reader never sees half a file.
+ * PATH.tmp and renamed, so a reader never sees half a file; the periodic
+ * writer (vm_stats_writer_*) rewrites it every second while the program
+ * runs, and on SIGINT/SIGTERM before the signal ends the process.  Dumps
+ * taken while the program runs are snapshots: each counter is read once
+ * (atomically), counters may be from slightly different instants, and
+ * only pointers fixed at link time (profile arrays, names, classes) are
+ * followed.  Schema: docs/stats.md.
  */
 #include "vm.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- control flow from the opcode table --------------------------------- */
 
@@ -141,7 +152,12 @@ uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts)
     return nb;
 }
 
-/* ---- JSON --------------------------------------------------------------- */
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* Profile counters are written by the program's threads without locks; a
+ * dump taken while the program runs reads each one once, atomically (so a
+ * value is one the counter really had), but not all at the same instant. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
 static void json_string(FILE *f, const char *s)
 {
@@ -167,11 +183,11 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
     fputs("{\"name\":", f);
     json_string(f, m->name);
     fprintf(f, ",\"calls\":%" PRIu64 ",\"backedges\":%" PRIu64 ",\"hot\":%s,\"branches\":[",
-            p->calls, p->backedges, p->hot ? "true" : "false");
+            LOAD(p->calls), LOAD(p->backedges), LOAD(p->hot) ? "true" : "false");
     for (uint32_t i = 0; p->branches && i < p->nbranches; i++) {
         const VmBranchProf *b = &p->branches[i];
         fprintf(f, "%s{\"pc\":%" PRIu32 ",\"taken\":%" PRIu64 ",\"not_taken\":%" PRIu64 "}",
-                i ? "," : "", b->pc, b->taken, b->not_taken);
+                i ? "," : "", b->pc, LOAD(b->taken), LOAD(b->not_taken));
     }
     fputs("],\"sites\":[", f);
     for (uint32_t i = 0; p->sites && i < p->nsites; i++) {
@@ -181,14 +197,17 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
         fputs(",\"receivers\":[", f);
         bool first = true;
         for (int w = 0; w < VM_SITE_WAYS; w++) {
-            if (!s->seen[w].cls)
+            /* a class, once seen, lives as long as the VM: reading the
+             * pointer once is enough */
+            const VmClass *cls = LOAD(s->seen[w].cls);
+            if (!cls)
                 continue;
             fprintf(f, "%s{\"class\":", first ? "" : ",");
-            json_string(f, s->seen[w].cls->name);
-            fprintf(f, ",\"count\":%" PRIu64 "}", s->seen[w].count);
+            json_string(f, cls->name);
+            fprintf(f, ",\"count\":%" PRIu64 "}", LOAD(s->seen[w].count));
             first = false;
         }
-        fprintf(f, "],\"other\":%" PRIu64 "}", s->other);
+        fprintf(f, "],\"other\":%" PRIu64 "}", LOAD(s->other));
     }
     fputs("],\"blocks\":[", f);
     uint32_t nb = vm_block_counts(m, starts, counts);
@@ -198,6 +217,9 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
     fputs("]}", f);
 }
 
+/* Layout (docs/stats.md): line-oriented for shell tools — the header line,
+ * then one method object per line, then the members of stats_extra (one
+ * bakeoff per line).  Whitespace only between values: plain JSON. */
 bool vm_stats_write(Vm *vm, const char *path, VmError *err)
 {
     const VmModule *mod = vm ? vm->module : NULL;
@@ -226,11 +248,13 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
     json_string(f, mod ? mod->name : "");
     fputs(",\"methods\":[", f);
     for (uint32_t i = 0; mod && i < mod->nmethods; i++) {
-        if (i)
-            fputc(',', f);
+        fputs(i ? ",\n" : "\n", f);
         write_method(f, &mod->methods[i], starts, counts);
     }
-    fputs("]}\n", f);
+    fputc(']', f);
+    if (vm && vm->hooks.stats_extra)
+        vm->hooks.stats_extra(vm, f, vm->hooks.stats_ctx);
+    fputs("}\n", f);
     bool bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         vm_fail(err, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
@@ -245,5 +269,208 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
     ok = true;
 out:
     free(starts), free(counts), free(tmp);
+    return ok;
+}
+
+/* ---- the periodic writer ------------------------------------------------ */
+
+/* One thread per writer waits on `wake` with a deadline: a timeout means
+ * "rewrite now"; a post means stop, or a signal arrived.  The signal
+ * handler only records the signal and posts (both async-signal-safe); the
+ * writing happens on the thread, outside the handler.  The thread never
+ * touches the collected heap (profiles and names are malloc'd at link
+ * time), so it is not registered with the collector. */
+struct VmStatsWriter {
+    Vm *vm;
+    char *path;
+    int period_ms;
+    pthread_mutex_t lock;          /* one write at a time (same PATH.tmp) */
+    sem_t own;
+    sem_t *wake;                   /* &own, or signal_sem when catching */
+    int stop;                      /* atomic */
+    bool thread_started;
+    pthread_t thread;
+    bool catching;                 /* our handlers are installed */
+    struct sigaction old_int, old_term;
+};
+
+/* The writer that catches signals (at most one per process) waits on
+ * signal_sem, which is never destroyed: a handler running on another
+ * thread just as that writer stops posts to a live semaphore. */
+static sem_t signal_sem;
+static pthread_once_t signal_once = PTHREAD_ONCE_INIT;
+static volatile sig_atomic_t signal_caught;
+static int signal_owner;           /* a writer catches signals (atomic) */
+
+static void signal_sem_init(void)
+{
+    sem_init(&signal_sem, 0, 0);
+}
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    if (signal_caught) {
+        /* a second signal while the first is being handled: the user
+         * insists; end now with the last complete file */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    } else {
+        signal_caught = sig;
+        sem_post(&signal_sem);
+    }
+    errno = saved;
+}
+
+/* The signal's default action, which for SIGINT and SIGTERM ends the
+ * process: the exit status the parent sees is the one the signal would
+ * have given without us (a shell reports 128 + signal). */
+static _Noreturn void die_by(int sig)
+{
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);   /* not reached: the default action of both signals terminates */
+}
+
+static void write_locked(VmStatsWriter *w, VmError *err)
+{
+    pthread_mutex_lock(&w->lock);
+    vm_stats_write(w->vm, w->path, err);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void *writer_main(void *arg)
+{
+    VmStatsWriter *w = arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (;;) {
+        int r;
+        if (w->period_ms > 0) {
+            next.tv_sec += w->period_ms / 1000;
+            next.tv_nsec += (long)(w->period_ms % 1000) * 1000000L;
+            if (next.tv_nsec >= 1000000000L)
+                next.tv_sec++, next.tv_nsec -= 1000000000L;
+            while ((r = sem_clockwait(w->wake, CLOCK_MONOTONIC, &next)) != 0 && errno == EINTR)
+                ;
+        } else {
+            while ((r = sem_wait(w->wake)) != 0 && errno == EINTR)
+                ;
+        }
+        if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+            return NULL;
+        VmError err = {{0}};
+        int sig = signal_caught;
+        if (sig && w->catching) {
+            write_locked(w, &err);
+            die_by(sig);
+        }
+        if (r != 0) {   /* the deadline: a periodic snapshot */
+            write_locked(w, &err);
+            /* a write slower than the period: skip, do not catch up */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+                next = now;
+        } else if (w->period_ms > 0) {
+            /* a post that was neither stop nor signal: keep the schedule */
+            long ns = (long)(w->period_ms % 1000) * 1000000L;
+            next.tv_sec -= w->period_ms / 1000;
+            next.tv_nsec -= ns;
+            if (next.tv_nsec < 0)
+                next.tv_sec--, next.tv_nsec += 1000000000L;
+        }
+    }
+}
+
+/* Installs on_signal for sig unless the signal is ignored (a background
+ * job of a shell without job control ignores SIGINT: keep it so). */
+static void catch_signal(int sig, struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(sig, NULL, old) == 0 && old->sa_handler != SIG_IGN)
+        sigaction(sig, &sa, NULL);
+}
+
+VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bool catch_signals,
+                                     VmError *err)
+{
+    if (!path || !*path) {
+        vm_fail(err, "--stats needs a file name");
+        return NULL;
+    }
+    VmStatsWriter *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        vm_fail(err, "out of memory");
+        return NULL;
+    }
+    w->vm = vm;
+    w->period_ms = period_ms > 0 ? period_ms : 0;
+    pthread_mutex_init(&w->lock, NULL);
+    sem_init(&w->own, 0, 0);
+    w->wake = &w->own;
+    int free_slot = 0;
+    if (catch_signals &&
+        __atomic_compare_exchange_n(&signal_owner, &free_slot, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        pthread_once(&signal_once, signal_sem_init);
+        while (sem_trywait(&signal_sem) == 0)   /* posts left by an earlier writer */
+            ;
+        signal_caught = 0;
+        w->wake = &signal_sem;
+        catch_signal(SIGINT, &w->old_int);
+        catch_signal(SIGTERM, &w->old_term);
+        w->catching = true;
+    }
+    if (w->period_ms > 0 || w->catching)
+        w->thread_started = pthread_create(&w->thread, NULL, writer_main, w) == 0;
+    if (w->catching && !w->thread_started) {
+        /* nobody would act on a signal before the program ends: leave
+         * signals alone; the final write still happens */
+        sigaction(SIGINT, &w->old_int, NULL);
+        sigaction(SIGTERM, &w->old_term, NULL);
+        w->wake = &w->own;
+        w->catching = false;
+        __atomic_store_n(&signal_owner, 0, __ATOMIC_RELEASE);
+    }
+    return w;
+}
+
+bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err)
+{
+    if (!w)
+        return true;
+    if (w->thread_started) {
+        __atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+        sem_post(w->wake);
+        pthread_join(w->thread, NULL);
+    }
+    /* handlers stay until the final file is complete: a signal meanwhile
+     * is only recorded, and acted upon below */
+    pthread_mutex_lock(&w->lock);
+    bool ok = vm_stats_write(w->vm, w->path, err);
+    pthread_mutex_unlock(&w->lock);
+    int sig = 0;
+    if (w->catching) {
+        sigaction(SIGINT, &w->old_int, NULL);
+        sigaction(SIGTERM, &w->old_term, NULL);
+        sig = signal_caught;
+        __atomic_store_n(&signal_owner, 0, __ATOMIC_RELEASE);
+    }
+    sem_destroy(&w->own);
+    pthread_mutex_destroy(&w->lock);
+    free(w->path);
+    free(w);
+    if (sig)
+        die_by(sig);
     return ok;
 }

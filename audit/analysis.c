@@ -1,0 +1,301 @@
+/* audit/analysis.c — the analysis thread: samples in, decisions out.
+ *
+ * Input: the per-thread sample buffers (samples.c) and the bakeoffs begun
+ * with au_analysis_begin.  Output: one AuDecideFn call per finished
+ * bakeoff, and fresh randomized dispatch parameters every round.
+ *
+ * Every cfg.interval seconds one round (au_analysis_step): drain every
+ * buffer, route each sample by bakeoff id into that bakeoff's AuStats
+ * (trimming and running sums), test every bakeoff that received samples
+ * this round (or whose wall-time budget may have run out), and retire
+ * those with an outcome.  Tests run on a fixed schedule, not on demand, so
+ * the number of looks grows with time only — the sequential test's
+ * guarantee does not depend on it anyway.
+ *
+ * Invariants:
+ * - The program's threads never take a lock here: they only push samples
+ *   and read the policy parameters.
+ * - `lock` guards the bakeoff table; it is held for a round and by
+ *   begin/cancel/result (compile or main thread).  Decisions are reported
+ *   after it is released, so a callback may call back into the auditor.
+ * - One AuAnalysis drains the process's buffers: at most one per process.
+ */
+#include "audit.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct Bakeoff {
+    uint32_t id;
+    double start;
+    bool fresh;                /* received samples since its last test */
+    AuStats st;
+} Bakeoff;
+
+#define MAX_BAKEOFFS 64
+
+struct AuAnalysis {
+    AuConfig cfg;
+    AuDecideFn decide;
+    void *ctx;
+    AuPolicyParams policy;
+    AuRng rng;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;       /* stop requests */
+    pthread_t thread;
+    bool running, stopping;
+    uint32_t next_id;
+    int nbakeoffs;
+    Bakeoff *bakeoffs[MAX_BAKEOFFS];
+    Bakeoff *last;             /* routing cache: the previous sample's bakeoff */
+    AuCounters counters;
+};
+
+double au_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
+{
+    AuAnalysis *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->cfg = *cfg;
+    a->decide = decide;
+    a->ctx = ctx;
+    a->next_id = 1;
+    uint64_t seed = cfg->seed;
+    if (!seed) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;
+    }
+    au_rng_seed(&a->rng, seed);
+    au_policy_perturb(&a->policy, cfg->sample_every, cfg->burst, cfg->jitter, &a->rng);
+    pthread_mutex_init(&a->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    au_samples_configure(cfg->buffer_slots);
+    return a;
+}
+
+static void *thread_main(void *arg)
+{
+    AuAnalysis *a = arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    long step_ns = (long)(a->cfg.interval * 1e9);
+    if (step_ns < 100000)
+        step_ns = 100000;
+    for (;;) {
+        next.tv_nsec += step_ns % 1000000000L;
+        next.tv_sec += step_ns / 1000000000L + next.tv_nsec / 1000000000L;
+        next.tv_nsec %= 1000000000L;
+        pthread_mutex_lock(&a->lock);
+        while (!a->stopping &&
+               pthread_cond_timedwait(&a->wake, &a->lock, &next) != ETIMEDOUT)
+            ;
+        bool stop = a->stopping;
+        pthread_mutex_unlock(&a->lock);
+        if (stop)
+            break;
+        au_analysis_step(a, au_now());
+        /* a late round does not trigger a burst of catch-up rounds */
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+            next = now;
+    }
+    return NULL;
+}
+
+bool au_analysis_start(AuAnalysis *a)
+{
+    pthread_mutex_lock(&a->lock);
+    bool ok = a->running;
+    if (!ok) {
+        a->stopping = false;
+        ok = a->running = pthread_create(&a->thread, NULL, thread_main, a) == 0;
+    }
+    pthread_mutex_unlock(&a->lock);
+    return ok;
+}
+
+void au_analysis_stop(AuAnalysis *a)
+{
+    pthread_mutex_lock(&a->lock);
+    bool running = a->running;
+    a->stopping = true;
+    pthread_cond_broadcast(&a->wake);
+    pthread_mutex_unlock(&a->lock);
+    if (running)
+        pthread_join(a->thread, NULL);
+    pthread_mutex_lock(&a->lock);
+    a->running = false;
+    pthread_mutex_unlock(&a->lock);
+}
+
+static void bakeoff_free(Bakeoff *b)
+{
+    au_stats_free(&b->st);
+    free(b);
+}
+
+void au_analysis_free(AuAnalysis *a)
+{
+    if (!a)
+        return;
+    au_analysis_stop(a);
+    for (int i = 0; i < a->nbakeoffs; i++)
+        bakeoff_free(a->bakeoffs[i]);
+    pthread_cond_destroy(&a->wake);
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+}
+
+uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, double now)
+{
+    Bakeoff *b = calloc(1, sizeof *b);
+    if (!b)
+        return 0;
+    if (!au_stats_init(&b->st, nvariants, &a->cfg)) {
+        free(b);
+        return 0;
+    }
+    b->start = now;
+    pthread_mutex_lock(&a->lock);
+    if (a->nbakeoffs == MAX_BAKEOFFS) {
+        pthread_mutex_unlock(&a->lock);
+        bakeoff_free(b);
+        return 0;
+    }
+    b->id = a->next_id++;
+    if (!a->next_id)
+        a->next_id = 1;
+    a->bakeoffs[a->nbakeoffs++] = b;
+    uint32_t id = b->id;
+    pthread_mutex_unlock(&a->lock);
+    return id;
+}
+
+/* Index of bakeoff id, or −1; lock held. */
+static int find(AuAnalysis *a, uint32_t id)
+{
+    for (int i = 0; i < a->nbakeoffs; i++)
+        if (a->bakeoffs[i]->id == id)
+            return i;
+    return -1;
+}
+
+/* Removes entry i; lock held. */
+static Bakeoff *take(AuAnalysis *a, int i)
+{
+    Bakeoff *b = a->bakeoffs[i];
+    a->bakeoffs[i] = a->bakeoffs[--a->nbakeoffs];
+    if (a->last == b)
+        a->last = NULL;
+    return b;
+}
+
+bool au_analysis_cancel(AuAnalysis *a, uint32_t id)
+{
+    pthread_mutex_lock(&a->lock);
+    int i = find(a, id);
+    Bakeoff *b = i >= 0 ? take(a, i) : NULL;
+    pthread_mutex_unlock(&a->lock);
+    if (b)
+        bakeoff_free(b);
+    return b != NULL;
+}
+
+bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
+{
+    pthread_mutex_lock(&a->lock);
+    int i = find(a, id);
+    if (i >= 0) {
+        Bakeoff *b = a->bakeoffs[i];
+        au_stats_test(&b->st, a->cfg.test, au_now() - b->start, out);
+    }
+    pthread_mutex_unlock(&a->lock);
+    return i >= 0;
+}
+
+static void route(void *ctx, const AuSample *s)
+{
+    AuAnalysis *a = ctx;
+    Bakeoff *b = a->last;
+    if (!b || b->id != s->bakeoff) {
+        int i = find(a, s->bakeoff);
+        if (i < 0) {
+            a->counters.unknown++;
+            return;
+        }
+        b = a->last = a->bakeoffs[i];
+    }
+    if (s->variant >= (uint32_t)b->st.nvariants ||
+        !au_stats_add(&b->st, (int)s->variant, s->cycles, s->weight)) {
+        a->counters.invalid++;
+        return;
+    }
+    b->fresh = true;
+}
+
+typedef struct Done {
+    uint32_t id;
+    double elapsed;
+    AuResult r;
+} Done;
+
+void au_analysis_step(AuAnalysis *a, double now)
+{
+    Done done[MAX_BAKEOFFS];
+    int ndone = 0;
+    pthread_mutex_lock(&a->lock);
+    a->counters.rounds++;
+    au_samples_drain(route, a, &a->counters.drain);
+    for (int i = 0; i < a->nbakeoffs;) {
+        Bakeoff *b = a->bakeoffs[i];
+        double elapsed = now - b->start;
+        bool late = a->cfg.timeout > 0 && elapsed >= a->cfg.timeout;
+        if (!b->fresh && !late) {
+            i++;
+            continue;
+        }
+        b->fresh = false;
+        Done *d = &done[ndone];
+        if (au_stats_test(&b->st, a->cfg.test, elapsed, &d->r) == AU_RUNNING) {
+            i++;
+            continue;
+        }
+        d->id = b->id;
+        d->elapsed = elapsed;
+        ndone++;
+        bakeoff_free(take(a, i));
+    }
+    au_policy_perturb(&a->policy, a->cfg.sample_every, a->cfg.burst, a->cfg.jitter, &a->rng);
+    pthread_mutex_unlock(&a->lock);
+    for (int i = 0; i < ndone; i++)
+        if (a->decide)
+            a->decide(a->ctx, done[i].id, &done[i].r, done[i].elapsed);
+}
+
+AuPolicyParams *au_analysis_policy(AuAnalysis *a)
+{
+    return &a->policy;
+}
+
+void au_analysis_counters(AuAnalysis *a, AuCounters *out)
+{
+    pthread_mutex_lock(&a->lock);
+    *out = a->counters;
+    pthread_mutex_unlock(&a->lock);
+}

@@ -1,0 +1,355 @@
+/* audit/audit.h — the performance auditor (prefix au_ / Au): the parts
+ * that do not depend on generated code.
+ *
+ * A *bakeoff* lets N ≥ 2 differently-optimized variants of one method
+ * compete at run time; the auditor decides, with a controlled error rate,
+ * which one is faster on this program, input and machine.
+ *
+ *   client (inline, optlevel, aa, custom…) names N variants
+ *        │ au_analysis_begin(): bakeoff id, stats, policy slot
+ *        ▼
+ *   JIT: N timed variants + 1 dispatcher in one unit, one entry store
+ *        │ every call of the method
+ *        ▼
+ *   dispatcher prologue: countdown-- ; < 0 → slow path = au_policy_next()
+ *        │ clean (1 − 1/audit.sample_every)      │ timed variant k
+ *        ▼                                        ▼  (bursts, rotation)
+ *   clean body                timed body: cycle counter at entry and at
+ *                             every exit, callees included
+ *                                     │ au_sample_push(buf, id, k, cycles, w)
+ *                                     ▼
+ *                  per-thread ring buffer (AuSampleBuffer): one producer,
+ *                  no locks; the consumer zeroes what it read
+ *                                     │ every audit.interval_ms
+ *                                     ▼
+ *                  analysis thread (AuAnalysis): route by bakeoff id,
+ *                  trim per window, running sums (AuStats), test;
+ *                  re-randomizes the policy (AuPolicyParams, ε)
+ *                                     │ winner | no-difference | timeout
+ *                                     ▼
+ *                  AuDecideFn callback, on the analysis thread
+ *                                     ▼
+ *                  install: the chosen variant's clean code, one store
+ *
+ * Extension points for the JIT side:
+ * - Timed code appends samples with au_sample_push() on the buffer of
+ *   au_samples_thread(), or calls au_sample_record(), which does both.
+ *   Weights (w) let loop timings stand for several source iterations;
+ *   method timings use w = 1.
+ * - The generated dispatcher mirrors au_policy_next() on the state of
+ *   au_policy_state(slot) and the shared AuPolicyParams of
+ *   au_analysis_policy(); both live as long as the AuAnalysis.
+ * - The decision arrives through the AuDecideFn given to
+ *   au_analysis_new(); AuResult.install names the variant to install.
+ *
+ * Statistics, the default test and its guarantee: docs/auditing.md.
+ */
+#ifndef TALLY_AUDIT_H
+#define TALLY_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AU_MAX_VARIANTS 8      /* variants of one bakeoff */
+#define AU_MAX_SLOTS 16        /* bakeoffs sampled at once (policy slots) */
+#define AU_MAX_TRIM_WINDOW 4096
+
+/* ---- outcomes and tests (tables) ----------------------------------------- */
+
+#define AU_OUTCOMES(X)                                                         \
+    X(AU_RUNNING, "running")             /* keep sampling */                   \
+    X(AU_WINNER, "winner")               /* one variant is faster than all */  \
+    X(AU_NO_DIFFERENCE, "no-difference") /* within ±audit.equivalence */       \
+    X(AU_TIMEOUT, "timeout")             /* sample or wall-time budget spent */
+
+typedef enum AuOutcome {
+#define X(e, s) e,
+    AU_OUTCOMES(X)
+#undef X
+} AuOutcome;
+
+#define AU_TESTS(X)                                                            \
+    X(AU_TEST_SEQUENTIAL, "sequential") /* mixture SPRT: anytime-valid */     \
+    X(AU_TEST_PAPER, "paper")           /* the thesis's Φ(|Δ|/σ) test */
+
+typedef enum AuTest {
+#define X(e, s) e,
+    AU_TESTS(X)
+#undef X
+} AuTest;
+
+const char *au_outcome_name(AuOutcome o);
+const char *au_test_name(AuTest t);
+/* The test named s, or -1. */
+int au_test_parse(const char *s);
+
+/* ---- configuration (the audit.* tunables, in natural units) -------------- */
+
+typedef struct AuConfig {
+    AuTest test;
+    double alpha;             /* 1 − audit.confidence: error rate of a decision */
+    double equivalence;       /* no-difference margin, a fraction (0.01) */
+    double mixture;           /* τ of the mixture, on the log-ratio scale */
+    uint64_t min_samples;     /* per variant, kept, before any test */
+    uint64_t max_samples;     /* per variant; 0 = no sample budget */
+    double timeout;           /* seconds of wall time; 0 = none */
+    uint32_t trim_window;     /* samples per trimming window (per variant) */
+    uint32_t trim_drop;       /* slowest samples dropped per window */
+    double interval;          /* seconds between two analysis rounds */
+    int32_t sample_every;     /* 1 timed call in this many; 0 = never */
+    int32_t burst;            /* timed calls in a row to one variant */
+    int32_t jitter;           /* percent of random change of both, per round */
+    uint64_t seed;            /* policy randomness; 0 = from the clock */
+    uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
+    bool oracle;              /* no early stop: one test at max_samples */
+} AuConfig;
+
+/* From the VM's tunables (vm/tunables.def, audit.*); false with a message
+ * when a value is out of range.  (audit/config.c; needs vm/.) */
+struct VmTunables;
+struct VmError;
+bool au_config_from_tunables(AuConfig *cfg, const struct VmTunables *tun, struct VmError *err);
+
+/* ---- random numbers (xoshiro256**, seeded by splitmix64) ----------------- */
+
+typedef struct AuRng {
+    uint64_t s[4];
+} AuRng;
+
+void au_rng_seed(AuRng *r, uint64_t seed);
+uint64_t au_rng_next(AuRng *r);
+double au_rng_double(AuRng *r);             /* uniform in [0, 1) */
+
+/* ---- statistics of one bakeoff (stats.c) --------------------------------- */
+
+/* Running sums of one variant.  The unit of the variance is the trimming
+ * window: per complete window j, C_j and W_j are the sums of the cycles and
+ * weights it keeps; windows are independent where samples within one are
+ * not (trimming ties them together, and so may a burst).  Sums are of
+ * x_j = C_j − shift·W_j, the shift (the first window's mean) keeping Σx²
+ * free of cancellation.  With w = 1 and no trimming (window 1) these are
+ * exactly count, Σc, Σc² of the samples about the shift. */
+typedef struct AuSums {
+    uint64_t windows;          /* complete windows summed */
+    uint64_t samples;          /* samples kept in them */
+    double shift;
+    double sx, sxx, sw, sww, sxw;   /* over windows: Σx, Σx², ΣW, ΣW², ΣxW */
+    double sy, syy;            /* over kept samples: y = c/w − shift (spread) */
+} AuSums;
+
+/* One sample waiting in a trimming window. */
+typedef struct AuObs {
+    uint64_t c;
+    uint32_t w;
+} AuObs;
+
+typedef struct AuVariantStats {
+    AuSums sums;
+    uint64_t received;         /* samples added (weight > 0) */
+    uint64_t trimmed;          /* dropped as the slowest of their window */
+    uint32_t nwin;             /* samples in the current, incomplete window */
+    AuObs *win;                /* trim_window entries */
+} AuVariantStats;
+
+typedef struct AuStats {
+    int nvariants;
+    AuConfig cfg;
+    AuVariantStats v[AU_MAX_VARIANTS];
+} AuStats;
+
+/* Per-unit-of-weight estimate of one variant: the ratio of sums Σc/Σw and
+ * its delta-method variance. */
+typedef struct AuEstimate {
+    uint64_t n;                /* samples kept */
+    uint64_t windows;
+    double mean;               /* cycles per unit of weight */
+    double var_mean;           /* variance of `mean` as an estimator */
+    double stddev;             /* of one sample's cycles per unit of weight */
+} AuEstimate;
+
+/* One comparison of variant a against b, on θ = ln(mean_a / mean_b). */
+typedef struct AuCompare {
+    double theta, lo, hi;      /* estimate and interval of θ */
+    double confidence;         /* that the sign of θ is right (see docs) */
+} AuCompare;
+
+typedef struct AuVariantResult {
+    uint64_t samples;          /* kept */
+    uint64_t received;
+    uint64_t trimmed;          /* outliers dropped */
+    double mean, stddev;       /* cycles per unit of weight */
+    double rel, rel_lo, rel_hi; /* mean / mean(best) − 1, with interval */
+    bool slower;               /* shown slower than the best at this look */
+} AuVariantResult;
+
+typedef struct AuResult {
+    AuOutcome outcome;
+    AuTest test;
+    int nvariants;
+    int best;                  /* lowest mean; −1 until every variant has samples */
+    int runner_up;             /* the least clearly beaten other variant */
+    int install;               /* what to install: winner, equivalent default, or 0 */
+    double confidence;         /* best beats runner-up (corrected for N−1 comparisons) */
+    double rel, rel_lo, rel_hi; /* mean(best) / mean(runner_up) − 1, with interval */
+    AuVariantResult v[AU_MAX_VARIANTS];
+} AuResult;
+
+/* false on nvariants outside 2..AU_MAX_VARIANTS, a bad trim window, or
+ * no memory. */
+bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg);
+void au_stats_free(AuStats *st);
+/* One sample of `variant` (weight 0 or a bad variant: ignored, false). */
+bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight);
+void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e);
+/* One look: the decision with `test` after `elapsed` seconds.  Pure: the
+ * caller stops at the first outcome other than AU_RUNNING. */
+AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out);
+/* The comparison behind au_stats_test, at level alpha (already corrected). */
+void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
+                      double alpha, double mixture, AuCompare *out);
+
+double au_normal_cdf(double z);
+double au_normal_quantile(double p);       /* 0 < p < 1 */
+
+/* ---- per-thread sample buffers (samples.c) ------------------------------- */
+
+typedef struct AuSample {
+    uint32_t bakeoff;
+    uint32_t variant;
+    uint64_t cycles;
+    uint32_t weight;
+} AuSample;
+
+/* A slot is free when seq == 0.  The producer writes only free slots: the
+ * payload first, then seq = position + 1 with a release store; the consumer
+ * reads seq with acquire, the payload, seq again, and frees the slot by
+ * zeroing it (payload, then seq with release). */
+typedef struct AuSlot {
+    uint64_t seq;
+    uint64_t cycles;
+    uint64_t tag;              /* bakeoff << 32 | variant */
+    uint64_t weight;
+} AuSlot;
+
+typedef struct AuSampleBuffer {
+    /* the producer's (the program thread) */
+    AuSlot *slots;
+    uint64_t mask;             /* slots − 1 */
+    uint64_t head;             /* samples written */
+    uint64_t dropped;          /* samples lost to a full buffer (relaxed stores) */
+    char pad_[32];
+    /* the consumer's (the analysis thread) */
+    uint64_t tail;             /* samples read */
+    uint64_t dropped_seen;
+    int retired;               /* set by the owner thread at exit (release) */
+    struct AuSampleBuffer *next;
+} AuSampleBuffer;
+
+/* Appends one sample; false (and counted as dropped) when the buffer is
+ * full.  No locks and nothing stronger than a release store. */
+static inline bool au_sample_push(AuSampleBuffer *b, uint32_t bakeoff, uint32_t variant,
+                                  uint64_t cycles, uint32_t weight)
+{
+    AuSlot *s = &b->slots[b->head & b->mask];
+    if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != 0) {
+        __atomic_store_n(&b->dropped, b->dropped + 1, __ATOMIC_RELAXED);
+        return false;
+    }
+    __atomic_store_n(&s->cycles, cycles, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->tag, (uint64_t)bakeoff << 32 | variant, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->weight, (uint64_t)weight, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->seq, ++b->head, __ATOMIC_RELEASE);
+    return true;
+}
+
+/* Slots of buffers registered from now on (rounded up to a power of 2,
+ * at least 16). */
+void au_samples_configure(uint32_t slots);
+/* The calling thread's buffer, registered on first use (NULL without
+ * memory); retired automatically when the thread exits. */
+AuSampleBuffer *au_samples_thread(void);
+/* au_sample_push on the calling thread's buffer. */
+bool au_sample_record(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight);
+
+typedef struct AuDrainCounts {
+    uint64_t read;             /* valid samples handed to the callback */
+    uint64_t dropped;          /* lost to full buffers (reported by producers) */
+    uint64_t torn;             /* slots that changed while read: skipped */
+    uint64_t bad;              /* slots out of sequence: skipped */
+} AuDrainCounts;
+
+typedef void (*AuSampleFn)(void *ctx, const AuSample *s);
+/* Reads every registered buffer (at most one buffer length each), hands
+ * each valid sample to fn, zeroes the slots read, frees buffers whose
+ * thread has exited once empty.  One consumer at a time.  Adds to *counts. */
+void au_samples_drain(AuSampleFn fn, void *ctx, AuDrainCounts *counts);
+/* Buffers registered and not yet freed. */
+int au_samples_count(void);
+
+/* ---- dispatch policy (policy.c; thesis Fig. III.9) ----------------------- */
+
+/* Shared by all threads: written by the analysis thread every round (with
+ * its random ε), read by dispatchers on their slow path (relaxed). */
+typedef struct AuPolicyParams {
+    int32_t reset;             /* clean calls between bursts; < 0: never time */
+    int32_t burst;             /* timed calls per burst, ≥ 1 */
+} AuPolicyParams;
+
+/* Per thread and per policy slot; zero is a valid start. */
+typedef struct AuPolicyState {
+    int32_t countdown;
+    int32_t variant;
+} AuPolicyState;
+
+#define AU_CLEAN (-1)
+
+/* What this call runs: AU_CLEAN or the timed variant k (0 ≤ k < n).  The
+ * fast path is `--countdown >= 0 → clean`, which the dispatcher inlines. */
+int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants);
+/* The calling thread's state for a slot (0 ≤ slot < AU_MAX_SLOTS). */
+AuPolicyState *au_policy_state(int slot);
+/* New reset and burst from the base values with a random ε of ±jitter %:
+ * on average 1 timed call in sample_every. */
+void au_policy_perturb(AuPolicyParams *p, int32_t sample_every, int32_t burst,
+                       int32_t jitter, AuRng *rng);
+
+/* ---- analysis thread (analysis.c) ---------------------------------------- */
+
+typedef struct AuAnalysis AuAnalysis;
+
+/* Called on the analysis thread (or in au_analysis_step's caller) once
+ * per finished bakeoff, with no auditor lock held. */
+typedef void (*AuDecideFn)(void *ctx, uint32_t bakeoff, const AuResult *r, double elapsed);
+
+typedef struct AuCounters {
+    uint64_t rounds;
+    AuDrainCounts drain;
+    uint64_t unknown;          /* samples of no running bakeoff (late, stray) */
+    uint64_t invalid;          /* bad variant or zero weight */
+} AuCounters;
+
+/* NULL without memory.  Configures the sample buffers (cfg->buffer_slots). */
+AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx);
+/* Starts the thread (false if it cannot be created). */
+bool au_analysis_start(AuAnalysis *a);
+/* Stops and joins the thread; idempotent. */
+void au_analysis_stop(AuAnalysis *a);
+/* Stops, then frees everything (running bakeoffs are dropped undecided). */
+void au_analysis_free(AuAnalysis *a);
+/* A new bakeoff of n variants; its id (≥ 1), or 0 when n is out of range
+ * or no memory.  `now` in seconds (au_now). */
+uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, double now);
+/* Drops a running bakeoff without a decision; false if unknown. */
+bool au_analysis_cancel(AuAnalysis *a, uint32_t id);
+/* The current state of a running bakeoff; false if unknown or finished. */
+bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out);
+/* One round: drain, trim and sum, test each bakeoff, report decisions,
+ * re-randomize the policy.  The thread calls it every cfg->interval. */
+void au_analysis_step(AuAnalysis *a, double now);
+AuPolicyParams *au_analysis_policy(AuAnalysis *a);
+void au_analysis_counters(AuAnalysis *a, AuCounters *out);
+/* CLOCK_MONOTONIC in seconds. */
+double au_now(void);
+
+#endif

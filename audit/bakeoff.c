@@ -1,0 +1,589 @@
+/* audit/bakeoff.c — the bakeoff lifecycle: trigger, queue, compile,
+ * dispatcher, decision, install.
+ *
+ * Input: a running VM whose hot methods the JIT compiles, the enabled
+ * clients (audit.clients) and the audit.* tunables.  Output: for each
+ * (compiled method, client) that gets hot, one bakeoff record (bakeoff.h)
+ * and, when it is decided, the chosen variant's clean code installed.
+ *
+ * Life of a bakeoff (one record; --log=audit prints each step):
+ *   trigger  the bakeoff thread scans the module every audit.interval_ms:
+ *            a method whose compiled code has run audit.hot_threshold
+ *            calls since the auditor first saw it compiled (compiled code
+ *            counts m->prof.calls at entry) gets one record per enabled
+ *            client that has not audited it: QUEUED, in a FIFO.
+ *   start    at most audit.concurrent bakeoffs compile or sample at once;
+ *            the oldest queued one whose method is not busy starts next
+ *            (one bakeoff per method at a time), with a free policy slot.
+ *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
+ *            variant with its own options (one gccjit context each) plus
+ *            its timed wrapper and the dispatcher, as one unit.  Failure:
+ *            FAILED with the reason; the method keeps its code.
+ *   sample   au_analysis_begin gives the id timed code reports under;
+ *            then one entry store (a compare-and-swap against the code
+ *            the auditor found) installs the dispatcher: SAMPLING.
+ *   decide   the analysis thread's AuDecideFn: the record gets the final
+ *            result, one store installs the chosen variant's clean code
+ *            (winner, or variant 0 on no-difference and timeout): DONE.
+ *            The method is never audited again by that client.
+ *
+ * Dispatch (thesis Fig. III.9): the dispatcher is variant 0's clean code
+ * behind `if (--t->audit[slot].countdown >= 0) → clean`; below zero it
+ * calls slow_path (here), which undoes that decrement and asks
+ * au_policy_next — the same decrement once, so the generated fast path
+ * plus slow_path is exactly au_policy_next — then calls variant 0's clean
+ * code or timed variant k.  The state is per thread (VmThread.audit),
+ * reached from the dispatcher's own t argument: no thread-local lookup,
+ * correct on any thread that runs compiled code.
+ *
+ * Invariants:
+ * - mu guards the records, the method states, the slots and the counts;
+ *   compiles run without it.  Lock order: mu, then the analysis lock
+ *   (au_analysis_begin/result/cancel under mu); the analysis thread calls
+ *   decide without its own lock, so the order never inverts.
+ * - The dispatch data (AuDispatch) of loaded code is never freed while
+ *   the program may run: a dispatcher frame can outlive its bakeoff.
+ * - The program's threads never take mu: they run the dispatcher, the
+ *   slow path and au_sample_record only.
+ */
+#include "bakeoff.h"
+#include "jit.h"
+#include "vm.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+_Static_assert(sizeof(AuPolicyState) == sizeof(((VmThread *)0)->audit[0]), "VmThread.audit holds AuPolicyStates");
+_Static_assert(AU_MAX_SLOTS == VM_AUDIT_SLOTS, "one policy slot per VmThread.audit entry");
+_Static_assert(AU_MAX_VARIANTS == JIT_MAX_VARIANTS, "the JIT compiles every variant of a bakeoff");
+
+/* What one bakeoff's generated code reaches: the table (first, its
+ * address is compiled into the code) and the slow path's parameters. */
+typedef struct AuDispatch {
+    JitBakeoffTable tab;
+    const AuPolicyParams *params;
+    uint32_t slot;
+    int nvariants;
+} AuDispatch;
+
+typedef struct Bake {
+    AuBakeoffRecord rec;
+    VmMethod *m;
+    AuClient client;
+    uint32_t aid;          /* the analysis's id of the bakeoff, 0 = none yet */
+    int slot;              /* policy slot while compiling or sampling, −1 */
+    AuDispatch *d;         /* once compiled */
+} Bake;
+
+typedef struct MethodState {
+    bool seen;             /* compiled code seen; calls count from base */
+    bool busy;             /* one of its bakeoffs compiles or samples */
+    uint64_t base;
+    uint32_t asked;        /* clients whose bakeoff was queued, a bit each */
+} MethodState;
+
+struct AuAuditor {
+    Vm *vm;
+    struct Jit *jit;
+    AuConfig cfg;
+    uint32_t clients;
+    int nvariants[AU_NCLIENTS];
+    AuVariantSpec variants[AU_NCLIENTS][AU_MAX_VARIANTS];
+    uint64_t hot_threshold;
+    int concurrent;
+    AuAnalysis *an;
+    AuCompileFn compile;
+    FILE *log;
+    double t0;
+    pthread_t thread;
+    bool started;
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    /* guarded by mu */
+    bool stopping;
+    Bake **bakes;          /* every record, bakes[id − 1] */
+    size_t nbakes, capbakes;
+    size_t first_queued;   /* no QUEUED record before this index */
+    MethodState *ms;       /* per method index */
+    uint32_t nmethods;
+    int running;           /* compiling or sampling */
+    uint32_t slots;        /* a bit per policy slot in use */
+};
+
+static double since(const AuAuditor *au)
+{
+    double t = au_now() - au->t0;
+    return t > 1e-9 ? t : 1e-9;   /* 0 means "not yet" in a record */
+}
+
+static void event(AuAuditor *au, Bake *b, AuEvent ev)
+{
+    if (au->log)
+        au_log_event(au->log, since(au), &b->rec, ev);
+}
+
+/* ---- the slow path (program thread) ---------------------------------------- */
+
+/* The dispatcher's countdown went below zero.  Undo its decrement and let
+ * au_policy_next decide (it decrements again): clean variant 0 or timed k. */
+static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
+{
+    AuDispatch *d = ctx;
+    AuPolicyState *st = (AuPolicyState *)t->audit[d->slot];
+    st->countdown++;
+    int k = au_policy_next(st, d->params, d->nvariants);
+    VmEntry e = k == AU_CLEAN ? d->tab.clean[0] : d->tab.timed[k];
+    return e(t, m, args);
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static bool auditable(const AuAuditor *au, const VmMethod *m)
+{
+    return m->module == au->vm->module && !(m->flags & VM_M_ABSTRACT) && m->code && m->ncode > 0;
+}
+
+/* Under mu: a new QUEUED record for (m, c). */
+static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
+{
+    if (au->nbakes == au->capbakes) {
+        size_t cap = au->capbakes ? 2 * au->capbakes : 64;
+        Bake **v = realloc(au->bakes, cap * sizeof *v);
+        if (!v)
+            return;   /* no memory: this bakeoff never happens */
+        au->bakes = v;
+        au->capbakes = cap;
+    }
+    Bake *b = calloc(1, sizeof *b);
+    if (!b)
+        return;
+    b->m = m;
+    b->client = c;
+    b->slot = -1;
+    AuBakeoffRecord *r = &b->rec;
+    r->id = (uint32_t)au->nbakes + 1;
+    snprintf(r->method, sizeof r->method, "%s", m->name ? m->name : "?");
+    snprintf(r->client, sizeof r->client, "%s", au_client_name(c));
+    r->phase = AU_PHASE_QUEUED;
+    r->nvariants = au->nvariants[c];
+    memcpy(r->variants, au->variants[c], sizeof r->variants);
+    r->result.outcome = AU_RUNNING;
+    r->result.test = au->cfg.test;
+    r->result.nvariants = r->nvariants;
+    r->result.best = r->result.runner_up = -1;
+    r->installed = -1;
+    r->oracle = au->cfg.oracle;
+    r->t_queued = since(au);
+    au->bakes[au->nbakes++] = b;
+    event(au, b, AU_EV_QUEUED);
+}
+
+/* Under mu: compiled methods that got hot get their clients' records. */
+static void scan(AuAuditor *au)
+{
+    VmModule *mod = au->vm->module;
+    for (uint32_t i = 0; i < au->nmethods; i++) {
+        MethodState *s = &au->ms[i];
+        VmMethod *m = &mod->methods[i];
+        if (s->asked == au->clients || !auditable(au, m))
+            continue;
+        if (__atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry)
+            continue;
+        /* the program thread counts without atomics: a snapshot will do */
+        uint64_t calls = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
+        if (!s->seen) {
+            s->seen = true;
+            s->base = calls;
+            continue;
+        }
+        if (calls - s->base < au->hot_threshold)
+            continue;
+        for (int c = 0; c < AU_NCLIENTS; c++)
+            if ((au->clients & 1u << c) && !(s->asked & 1u << c)) {
+                enqueue(au, m, (AuClient)c);
+                s->asked |= 1u << c;
+            }
+    }
+}
+
+/* Under mu: the latest look of every sampling bakeoff into its record. */
+static void refresh(AuAuditor *au)
+{
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        if (b->rec.phase == AU_PHASE_SAMPLING && b->aid)
+            au_analysis_result(au->an, b->aid, &b->rec.result);
+    }
+}
+
+/* Under mu: b no longer compiles or samples. */
+static void release(AuAuditor *au, Bake *b)
+{
+    if (b->slot >= 0) {
+        au->slots &= ~(1u << b->slot);
+        b->slot = -1;
+        au->running--;
+    }
+    au->ms[b->m->index].busy = false;
+    pthread_cond_broadcast(&au->wake);
+}
+
+static void fail(AuAuditor *au, Bake *b, const char *why)
+{
+    b->rec.phase = AU_PHASE_FAILED;
+    snprintf(b->rec.failure, sizeof b->rec.failure, "%s", why && *why ? why : "unknown error");
+    b->rec.t_decided = since(au);
+    release(au, b);
+    event(au, b, AU_EV_FAILED);
+}
+
+/* Under mu: the oldest QUEUED record whose method is free, made
+ * COMPILING with a slot; NULL when none or no room. */
+static Bake *take_next(AuAuditor *au)
+{
+    if (au->stopping || au->running >= au->concurrent)
+        return NULL;
+    while (au->first_queued < au->nbakes && au->bakes[au->first_queued]->rec.phase != AU_PHASE_QUEUED)
+        au->first_queued++;
+    for (size_t i = au->first_queued; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        if (b->rec.phase != AU_PHASE_QUEUED || au->ms[b->m->index].busy)
+            continue;
+        int slot = 0;
+        while (slot < AU_MAX_SLOTS && (au->slots & 1u << slot))
+            slot++;
+        if (slot == AU_MAX_SLOTS)
+            return NULL;
+        au->slots |= 1u << slot;
+        au->running++;
+        b->slot = slot;
+        au->ms[b->m->index].busy = true;
+        b->rec.phase = AU_PHASE_COMPILING;
+        b->rec.t_started = since(au);
+        return b;
+    }
+    return NULL;
+}
+
+/* Compiles b (mu not held) and installs its dispatcher. */
+static void start(AuAuditor *au, Bake *b)
+{
+    const AuBakeoffRecord *r = &b->rec;   /* its variants do not change any more */
+    AuDispatch *d = calloc(1, sizeof *d);
+    JitBakeoffRequest rq;
+    memset(&rq, 0, sizeof rq);
+    rq.m = b->m;
+    rq.id = r->id;
+    rq.nvariants = r->nvariants;
+    for (int k = 0; k < r->nvariants; k++) {
+        ir_options_default(&rq.ir[k], &au->vm->tun);
+        rq.ir[k].max_callee_size = r->variants[k].inline_max_callee_size;
+        rq.ir[k].max_depth = r->variants[k].inline_max_depth;
+        rq.ir[k].max_growth = r->variants[k].inline_max_growth;
+        rq.optset[k] = r->variants[k].optset;
+    }
+    rq.slot = (uint32_t)b->slot;
+    rq.slow = slow_path;
+    rq.slow_ctx = d;
+    rq.sample = au_sample_record;
+    VmError err = {{0}};
+    bool ok = d != NULL;
+    if (d) {
+        d->params = au_analysis_policy(au->an);
+        d->slot = (uint32_t)b->slot;
+        d->nvariants = r->nvariants;
+        ok = au->compile(au->jit, &rq, &d->tab, &err);
+    } else {
+        vm_fail(&err, "out of memory");
+    }
+
+    pthread_mutex_lock(&au->mu);
+    if (!ok) {
+        free(d);   /* nothing loaded refers to it */
+        fail(au, b, err.msg);
+        pthread_mutex_unlock(&au->mu);
+        return;
+    }
+    b->d = d;      /* loaded code refers to it from now on: kept */
+    event(au, b, AU_EV_COMPILED);
+    /* under mu, so that a decision cannot arrive before b->aid is set */
+    uint32_t aid = au_analysis_begin(au->an, r->nvariants, au_now());
+    if (!aid) {
+        fail(au, b, "the analysis cannot take another bakeoff");
+        pthread_mutex_unlock(&au->mu);
+        return;
+    }
+    __atomic_store_n(&d->tab.bakeoff, aid, __ATOMIC_RELAXED);
+    b->aid = aid;
+    /* the dispatcher replaces the code found; if something else installed
+     * code meanwhile, that code stays and the bakeoff is void */
+    VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
+    if (found == vm_interp_entry ||
+        !__atomic_compare_exchange_n(&b->m->entry, &found, d->tab.dispatcher, false, __ATOMIC_RELEASE,
+                                     __ATOMIC_RELAXED)) {
+        au_analysis_cancel(au->an, aid);
+        fail(au, b, "the method's code changed while its variants compiled");
+        pthread_mutex_unlock(&au->mu);
+        return;
+    }
+    b->rec.phase = AU_PHASE_SAMPLING;
+    b->rec.t_sampling = since(au);
+    event(au, b, AU_EV_SAMPLING);
+    pthread_mutex_unlock(&au->mu);
+}
+
+/* The analysis thread's decision on bakeoff aid. */
+static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
+{
+    (void)elapsed;
+    AuAuditor *au = ctx;
+    pthread_mutex_lock(&au->mu);
+    Bake *b = NULL;
+    for (size_t i = 0; i < au->nbakes && !b; i++)
+        if (au->bakes[i]->aid == aid && au->bakes[i]->rec.phase == AU_PHASE_SAMPLING)
+            b = au->bakes[i];
+    if (b) {
+        int k = res->install >= 0 && res->install < b->rec.nvariants ? res->install : 0;
+        __atomic_store_n(&b->m->entry, b->d->tab.clean[k], __ATOMIC_RELEASE);
+        b->rec.result = *res;
+        b->rec.installed = k;
+        b->rec.phase = AU_PHASE_DONE;
+        b->rec.t_decided = since(au);
+        release(au, b);
+        event(au, b, AU_EV_DECIDED);
+    }
+    pthread_mutex_unlock(&au->mu);
+}
+
+/* ---- the bakeoff thread --------------------------------------------------- */
+
+/* Under mu (released meanwhile): starts queued bakeoffs while there is room. */
+static void start_pending(AuAuditor *au)
+{
+    Bake *b;
+    while ((b = take_next(au))) {
+        pthread_mutex_unlock(&au->mu);
+        start(au, b);
+        pthread_mutex_lock(&au->mu);
+    }
+}
+
+void au_auditor_poll(AuAuditor *au)
+{
+    pthread_mutex_lock(&au->mu);
+    if (!au->stopping) {
+        scan(au);
+        refresh(au);
+    }
+    start_pending(au);
+    pthread_mutex_unlock(&au->mu);
+}
+
+/* The JIT installed compiled code for m (on the thread that compiled it):
+ * its calls count from here; with audit.hot_threshold 0 its bakeoffs are
+ * queued and started at once, on this thread — with --jit=sync or eager
+ * before the program continues, which makes tests deterministic. */
+static void on_install(void *ctx, VmMethod *m)
+{
+    AuAuditor *au = ctx;
+    pthread_mutex_lock(&au->mu);
+    if (!au->stopping && m->index < au->nmethods && m == &au->vm->module->methods[m->index] &&
+        auditable(au, m)) {
+        MethodState *s = &au->ms[m->index];
+        if (!s->seen) {
+            s->seen = true;
+            s->base = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
+        }
+        if (au->hot_threshold == 0) {
+            for (int c = 0; c < AU_NCLIENTS; c++)
+                if ((au->clients & 1u << c) && !(s->asked & 1u << c)) {
+                    enqueue(au, m, (AuClient)c);
+                    s->asked |= 1u << c;
+                }
+            start_pending(au);
+        }
+    }
+    pthread_mutex_unlock(&au->mu);
+}
+
+static void *bakeoff_thread(void *arg)
+{
+    AuAuditor *au = arg;
+    /* compiles read module data that holds heap references */
+    int reg = vm_gc_register_thread();
+    long step_ns = (long)(au->cfg.interval * 1e9);
+    pthread_mutex_lock(&au->mu);
+    while (!au->stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += step_ns % 1000000000L;
+        until.tv_sec += step_ns / 1000000000L + until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        while (!au->stopping && pthread_cond_timedwait(&au->wake, &au->mu, &until) != ETIMEDOUT)
+            if (au->running < au->concurrent && au->first_queued < au->nbakes)
+                break;   /* a slot came free: start the next one now */
+        if (au->stopping)
+            break;
+        pthread_mutex_unlock(&au->mu);
+        au_auditor_poll(au);
+        pthread_mutex_lock(&au->mu);
+    }
+    pthread_mutex_unlock(&au->mu);
+    if (reg == 1)
+        vm_gc_unregister_thread();
+    return NULL;
+}
+
+/* ---- the auditor ------------------------------------------------------------ */
+
+static AuCompileFn default_compiler(void)
+{
+    return jit_compile_bakeoff;
+}
+
+AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, VmError *err)
+{
+    if (err)
+        err->msg[0] = 0;
+    if (!vm || !vm->module)
+        return vm_fail(err, "audit: no VM"), NULL;
+    const VmTunables *tun = &vm->tun;
+    if (!tun->audit_clients || !tun->audit_clients[0])
+        return NULL;
+    if (!au_check_tunables(tun, err))
+        return NULL;
+    if (!jit)
+        return vm_fail(err, "auditing needs the JIT (not --jit=off)"), NULL;
+    AuAuditor *au = calloc(1, sizeof *au);
+    if (!au)
+        return vm_fail(err, "audit: out of memory"), NULL;
+    au->vm = vm;
+    au->jit = jit;
+    au->t0 = au_now();
+    au->compile = default_compiler();
+    au->log = tun->audit_log ? stderr : NULL;
+    au->hot_threshold = (uint64_t)tun->audit_hot_threshold;
+    au->concurrent = (int)tun->audit_concurrent;
+    if (!au_config_from_tunables(&au->cfg, tun, err) || !au_clients_parse(tun->audit_clients, &au->clients, err)) {
+        free(au);
+        return NULL;
+    }
+    for (int c = 0; c < AU_NCLIENTS; c++)
+        if (au->clients & 1u << c)
+            au->nvariants[c] = au_client_variants((AuClient)c, tun, au->variants[c], err);
+    au->nmethods = vm->module->nmethods;
+    au->ms = calloc(au->nmethods ? au->nmethods : 1, sizeof *au->ms);
+    au->an = au_analysis_new(&au->cfg, decide, au);
+    if (!au->ms || !au->an) {
+        au_analysis_free(au->an);
+        free(au->ms);
+        free(au);
+        return vm_fail(err, "audit: out of memory"), NULL;
+    }
+    pthread_mutex_init(&au->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&au->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    vm->hooks.stats_extra = au_stats_extra;   /* --stats: "bakeoffs" */
+    vm->hooks.stats_ctx = au;
+    jit_set_install_hook(jit, on_install, au);
+    return au;
+}
+
+bool au_auditor_start(AuAuditor *au, VmError *err)
+{
+    if (au->started)
+        return true;
+    if (!au_analysis_start(au->an))
+        return vm_fail(err, "audit: cannot start the analysis thread");
+    int e = pthread_create(&au->thread, NULL, bakeoff_thread, au);
+    if (e) {
+        au_analysis_stop(au->an);
+        return vm_fail(err, "audit: cannot start the bakeoff thread: %s", strerror(e));
+    }
+    au->started = true;
+    return true;
+}
+
+void au_auditor_stop(AuAuditor *au)
+{
+    if (!au)
+        return;
+    jit_set_install_hook(au->jit, NULL, NULL);   /* waits for a call in progress */
+    pthread_mutex_lock(&au->mu);
+    bool was = au->stopping;
+    au->stopping = true;
+    pthread_cond_broadcast(&au->wake);
+    pthread_mutex_unlock(&au->mu);
+    if (au->started)
+        pthread_join(au->thread, NULL);
+    au->started = false;
+    au_analysis_stop(au->an);
+    if (was)
+        return;
+    /* bakeoffs still sampling end undecided: their last look is kept */
+    pthread_mutex_lock(&au->mu);
+    refresh(au);
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        if (b->rec.phase == AU_PHASE_SAMPLING && b->aid) {
+            au_analysis_cancel(au->an, b->aid);
+            b->aid = 0;
+            event(au, b, AU_EV_CANCELLED);
+        }
+    }
+    pthread_mutex_unlock(&au->mu);
+}
+
+void au_auditor_free(AuAuditor *au)
+{
+    if (!au)
+        return;
+    au_auditor_stop(au);
+    if (au->vm->hooks.stats_ctx == au) {
+        au->vm->hooks.stats_extra = NULL;
+        au->vm->hooks.stats_ctx = NULL;
+    }
+    au_analysis_free(au->an);
+    /* the program has ended: no dispatcher runs any more */
+    for (size_t i = 0; i < au->nbakes; i++) {
+        free(au->bakes[i]->d);
+        free(au->bakes[i]);
+    }
+    free(au->bakes);
+    free(au->ms);
+    pthread_cond_destroy(&au->wake);
+    pthread_mutex_destroy(&au->mu);
+    free(au);
+}
+
+size_t au_bakeoffs_snapshot(AuAuditor *au, AuBakeoffRecord *out, size_t max)
+{
+    if (!au)
+        return 0;
+    pthread_mutex_lock(&au->mu);
+    if (!au->stopping)
+        refresh(au);
+    size_t n = au->nbakes;
+    for (size_t i = 0; i < n && i < max; i++)
+        out[i] = au->bakes[i]->rec;
+    pthread_mutex_unlock(&au->mu);
+    return n;
+}
+
+AuAnalysis *au_auditor_analysis(AuAuditor *au)
+{
+    return au->an;
+}
+
+void au_auditor_set_compiler(AuAuditor *au, AuCompileFn fn)
+{
+    pthread_mutex_lock(&au->mu);
+    au->compile = fn ? fn : default_compiler();
+    pthread_mutex_unlock(&au->mu);
+}

@@ -1,0 +1,64 @@
+/* audit/config.c — the audit.* tunables (vm/tunables.def) as an AuConfig.
+ *
+ * Input: VmTunables (integers: fractions in basis points, times in ms).
+ * Output: AuConfig in natural units, or false and a message naming the
+ * tunable when a value makes no sense.  The defaults live in the tunables
+ * table only.
+ */
+#include "audit.h"
+#include "vm.h"
+
+bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
+{
+    int test = au_test_parse(tun->audit_test);
+    if (test < 0)
+        return vm_fail(err, "tunable 'audit.test' expects \"sequential\" or \"paper\", got '%s'",
+                       tun->audit_test ? tun->audit_test : "");
+    if (tun->audit_confidence < 5000 || tun->audit_confidence >= 10000)
+        return vm_fail(err, "tunable 'audit.confidence' must be in 5000..9999 (basis points), got %lld",
+                       (long long)tun->audit_confidence);
+    if (tun->audit_equivalence < 1 || tun->audit_equivalence >= 10000)
+        return vm_fail(err, "tunable 'audit.equivalence' must be in 1..9999 (basis points), got %lld",
+                       (long long)tun->audit_equivalence);
+    if (tun->audit_mixture < 1 || tun->audit_mixture > 100000)
+        return vm_fail(err, "tunable 'audit.mixture' must be in 1..100000 (basis points), got %lld",
+                       (long long)tun->audit_mixture);
+    if (tun->audit_trim_window < 1 || tun->audit_trim_window > AU_MAX_TRIM_WINDOW)
+        return vm_fail(err, "tunable 'audit.trim_window' must be in 1..%d, got %lld",
+                       AU_MAX_TRIM_WINDOW, (long long)tun->audit_trim_window);
+    if (tun->audit_trim_drop >= tun->audit_trim_window)
+        return vm_fail(err, "tunable 'audit.trim_drop' must be less than audit.trim_window (%lld), got %lld",
+                       (long long)tun->audit_trim_window, (long long)tun->audit_trim_drop);
+    if (tun->audit_oracle && tun->audit_max_samples < 2)
+        return vm_fail(err, "tunable 'audit.oracle' needs audit.max_samples ≥ 2");
+    if (tun->audit_interval_ms < 1 || tun->audit_interval_ms > 60000)
+        return vm_fail(err, "tunable 'audit.interval_ms' must be in 1..60000, got %lld",
+                       (long long)tun->audit_interval_ms);
+    if (tun->audit_sample_every > 1000000 || tun->audit_burst < 1 || tun->audit_burst > 1000000)
+        return vm_fail(err, "tunables 'audit.sample_every' (0..1000000) and 'audit.burst' (1..1000000) out of range");
+    if (tun->audit_jitter > 100)
+        return vm_fail(err, "tunable 'audit.jitter' must be in 0..100 (percent), got %lld",
+                       (long long)tun->audit_jitter);
+    if (tun->audit_buffer_slots < 16 || tun->audit_buffer_slots > (1 << 24))
+        return vm_fail(err, "tunable 'audit.buffer_slots' must be in 16..16777216, got %lld",
+                       (long long)tun->audit_buffer_slots);
+    *cfg = (AuConfig){
+        .test = (AuTest)test,
+        .alpha = 1 - tun->audit_confidence / 10000.0,
+        .equivalence = tun->audit_equivalence / 10000.0,
+        .mixture = tun->audit_mixture / 10000.0,
+        .min_samples = (uint64_t)tun->audit_min_samples,
+        .max_samples = (uint64_t)tun->audit_max_samples,
+        .timeout = tun->audit_timeout_ms / 1000.0,
+        .trim_window = (uint32_t)tun->audit_trim_window,
+        .trim_drop = (uint32_t)tun->audit_trim_drop,
+        .interval = tun->audit_interval_ms / 1000.0,
+        .sample_every = (int32_t)tun->audit_sample_every,
+        .burst = (int32_t)tun->audit_burst,
+        .jitter = (int32_t)tun->audit_jitter,
+        .seed = (uint64_t)tun->audit_seed,
+        .buffer_slots = (uint32_t)tun->audit_buffer_slots,
+        .oracle = tun->audit_oracle != 0,
+    };
+    return true;
+}

@@ -1,0 +1,80 @@
+/* audit/policy.c — the dispatch policy (thesis Fig. III.9) in plain C; the
+ * generated dispatcher mirrors au_policy_next.
+ *
+ * Input: a thread's AuPolicyState for the bakeoff's slot and the shared
+ * AuPolicyParams.  Output: per call, "clean" or "timed variant k".
+ *
+ * Per thread the calls cycle through: `reset` clean calls, then a burst of
+ * `burst` timed calls to one variant, then the next variant (rotation
+ * among the N).  Bursts keep a rarely-run variant's code warm for the
+ * calls that are measured.  reset is burst·(sample_every − 1) on average,
+ * so 1 call in sample_every is timed whatever the burst length; the
+ * analysis thread re-draws both with a random ε every round so sampling
+ * cannot lock onto a periodic pattern of the program.
+ *
+ * Invariants: the fast path is one decrement and one test of a
+ * thread-local counter; the shared parameters are read only on the slow
+ * path, with relaxed loads (a stale value is harmless); a state from any
+ * earlier parameters (or all zeros) is valid.
+ */
+#include "audit.h"
+
+#include <stdint.h>
+
+static __thread AuPolicyState policy_tls[AU_MAX_SLOTS];
+
+AuPolicyState *au_policy_state(int slot)
+{
+    return slot >= 0 && slot < AU_MAX_SLOTS ? &policy_tls[slot] : NULL;
+}
+
+int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
+{
+    if (--st->countdown >= 0)
+        return AU_CLEAN;
+    int32_t reset = __atomic_load_n(&p->reset, __ATOMIC_RELAXED);
+    int32_t burst = __atomic_load_n(&p->burst, __ATOMIC_RELAXED);
+    if (reset < 0 || nvariants < 1) {      /* sampling off */
+        st->countdown = INT32_MAX;
+        return AU_CLEAN;
+    }
+    if (burst < 1)
+        burst = 1;
+    int k = st->variant;
+    if (k < 0 || k >= nvariants)
+        k = 0;
+    if (st->countdown <= -burst) {         /* the burst's last timed call */
+        st->countdown = reset;
+        st->variant = k + 1 < nvariants ? k + 1 : 0;
+    } else {
+        st->variant = k;
+    }
+    return k;
+}
+
+/* A uniform ε in [−jitter, +jitter] percent of x, rounded. */
+static int64_t jittered(int64_t x, int32_t jitter, AuRng *rng)
+{
+    double u = 2 * au_rng_double(rng) - 1;
+    return x + (int64_t)(x * (jitter / 100.0) * u + (u < 0 ? -0.5 : 0.5));
+}
+
+void au_policy_perturb(AuPolicyParams *p, int32_t sample_every, int32_t burst,
+                       int32_t jitter, AuRng *rng)
+{
+    int64_t b = burst < 1 ? 1 : burst, r = -1;
+    if (sample_every > 0) {
+        b = jittered(b, jitter, rng);
+        if (b < 1)
+            b = 1;
+        if (b > INT32_MAX / 4)
+            b = INT32_MAX / 4;
+        r = jittered(b * (int64_t)(sample_every - 1), jitter, rng);
+        if (r < 0)
+            r = 0;
+        if (r > INT32_MAX / 2)
+            r = INT32_MAX / 2;
+    }
+    __atomic_store_n(&p->burst, (int32_t)b, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->reset, (int32_t)r, __ATOMIC_RELAXED);
+}

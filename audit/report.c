@@ -1,0 +1,425 @@
+/* audit/report.c — what the auditor tells the outside world: the
+ * "bakeoffs" member of the --stats JSON and the --log=audit lines.
+ *
+ * Input: bakeoff records (audit/bakeoff.h), copies taken by the lifecycle
+ * under its lock, so nothing here races with the analysis thread.
+ * Output: JSON text (schema: docs/stats.md) and log lines on a FILE.
+ * Invariants: the JSON is valid whatever the records hold — strings are
+ * escaped and read only up to their array's size (a record whose string
+ * lacks its NUL is still bounded), bytes that are not UTF-8 become U+FFFD,
+ * NaN and ±inf become null, out-of-range variant indexes become null.
+ * One bakeoff object per line (variants last on the line), so shell tools
+ * (bench/audit-eval) can read the file with grep and awk.  Nothing here
+ * depends on the lifecycle's code (no link dependency: the snapshot comes
+ * as a function), so the unit tests and the TSan build link it alone.
+ */
+#include "bakeoff.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const phase_names[] = {
+    [AU_PHASE_QUEUED] = "queued",
+    [AU_PHASE_COMPILING] = "compiling",
+    [AU_PHASE_SAMPLING] = "sampling",
+    [AU_PHASE_DONE] = "done",
+    [AU_PHASE_FAILED] = "failed",
+};
+
+const char *au_phase_name(AuPhase p)
+{
+    if ((unsigned)p < sizeof phase_names / sizeof *phase_names && phase_names[p])
+        return phase_names[p];
+    return "unknown";
+}
+
+static const char *const event_names[] = {
+#define X(e, s) [e] = s,
+    AU_EVENTS(X)
+#undef X
+};
+
+const char *au_event_name(AuEvent e)
+{
+    if ((unsigned)e < sizeof event_names / sizeof *event_names)
+        return event_names[e];
+    return "unknown";
+}
+
+/* au_outcome_name for any value (a record is data: it may hold garbage) */
+static const char *outcome_name(AuOutcome o)
+{
+    return (unsigned)o <= AU_TIMEOUT ? au_outcome_name(o) : "unknown";
+}
+
+static const char *test_name(AuTest t)
+{
+    return (unsigned)t <= AU_TEST_PAPER ? au_test_name(t) : "unknown";
+}
+
+/* ---- JSON values ------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    size_t len;
+    uint32_t cp;
+    if (p[0] < 0x80)
+        return 1;
+    if ((p[0] & 0xe0) == 0xc0)
+        len = 2, cp = p[0] & 0x1f;
+    else if ((p[0] & 0xf0) == 0xe0)
+        len = 3, cp = p[0] & 0x0f;
+    else if ((p[0] & 0xf8) == 0xf0)
+        len = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    /* overlong forms, surrogates and values beyond U+10FFFF are not UTF-8 */
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return 0;
+    return len;
+}
+
+/* A JSON string of the first max bytes of s (up to its NUL). */
+static void json_str(FILE *f, const char *s, size_t max)
+{
+    size_t n = s ? strnlen(s, max) : 0;
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', f);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        if (c == '"' || c == '\\') {
+            fputc('\\', f), fputc(c, f), i++;
+        } else if (c == '\n') {
+            fputs("\\n", f), i++;
+        } else if (c == '\t') {
+            fputs("\\t", f), i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            fprintf(f, "\\u%04x", c), i++;
+        } else {
+            size_t k = utf8_len(p + i, n - i);
+            if (k == 0) {
+                fputs("\\ufffd", f);
+                i++;
+            } else {
+                fwrite(p + i, 1, k, f);
+                i += k;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+/* A number, or null when it is not finite. */
+static void json_num(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.10g", x);
+    else
+        fputs("null", f);
+}
+
+/* A timestamp: seconds, or null when not yet (0) or not finite. */
+static void json_time(FILE *f, double t)
+{
+    if (isfinite(t) && t > 0)
+        fprintf(f, "%.6f", t);
+    else
+        fputs("null", f);
+}
+
+static void json_interval(FILE *f, double lo, double hi)
+{
+    if (!isfinite(lo) || !isfinite(hi)) {
+        fputs("null", f);
+        return;
+    }
+    fputc('[', f);
+    json_num(f, lo);
+    fputc(',', f);
+    json_num(f, hi);
+    fputc(']', f);
+}
+
+static int nvariants(const AuBakeoffRecord *r)
+{
+    int n = r->nvariants;
+    return n < 0 ? 0 : n > AU_MAX_VARIANTS ? AU_MAX_VARIANTS : n;
+}
+
+/* The name of variant k, or null when k names none. */
+static void json_variant_name(FILE *f, const AuBakeoffRecord *r, int k)
+{
+    if (k >= 0 && k < nvariants(r))
+        json_str(f, r->variants[k].name, sizeof r->variants[k].name);
+    else
+        fputs("null", f);
+}
+
+static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
+{
+    const AuVariantSpec *s = &r->variants[k];
+    const AuResult *res = &r->result;
+    const AuVariantResult *v = &res->v[k];
+    bool known = k < res->nvariants;   /* the analysis has reported on it */
+    fputs("{\"name\":", f);
+    json_str(f, s->name, sizeof s->name);
+    fputs(",\"options\":", f);
+    json_str(f, s->optset, sizeof s->optset);
+    fprintf(f, ",\"inline_max_callee_size\":%" PRId32 ",\"inline_max_depth\":%" PRId32
+               ",\"inline_max_growth\":%" PRId32,
+            s->inline_max_callee_size, s->inline_max_depth, s->inline_max_growth);
+    fprintf(f, ",\"samples\":%" PRIu64 ",\"received\":%" PRIu64 ",\"outliers_dropped\":%" PRIu64,
+            known ? v->samples : 0, known ? v->received : 0, known ? v->trimmed : 0);
+    fputs(",\"mean_cycles\":", f);
+    json_num(f, known && v->samples ? v->mean : NAN);
+    fputs(",\"stddev_cycles\":", f);
+    json_num(f, known && v->samples > 1 ? v->stddev : NAN);
+    /* relative to the best: 0 for the best itself, null before a best */
+    bool rel = known && res->best >= 0 && res->best < res->nvariants;
+    bool self = rel && k == res->best;
+    fputs(",\"relative_to_best\":", f);
+    json_num(f, !rel ? NAN : self ? 0 : v->rel);
+    fputs(",\"relative_to_best_interval\":", f);
+    if (!rel)
+        fputs("null", f);
+    else if (self)
+        fputs("[0,0]", f);
+    else
+        json_interval(f, v->rel_lo, v->rel_hi);
+    fprintf(f, ",\"slower\":%s}", rel && !self && v->slower ? "true" : "false");
+}
+
+static void write_record(FILE *f, const AuBakeoffRecord *r)
+{
+    const AuResult *res = &r->result;
+    bool has_best = res->best >= 0 && res->best < nvariants(r);
+    fprintf(f, "{\"id\":%" PRIu32 ",\"method\":", r->id);
+    json_str(f, r->method, sizeof r->method);
+    fputs(",\"client\":", f);
+    json_str(f, r->client, sizeof r->client);
+    fprintf(f, ",\"phase\":\"%s\",\"outcome\":\"%s\",\"winner\":", au_phase_name(r->phase),
+            outcome_name(res->outcome));
+    json_variant_name(f, r, res->outcome == AU_WINNER ? res->install : -1);
+    fputs(",\"installed\":", f);
+    json_variant_name(f, r, r->installed);
+    fputs(",\"best\":", f);
+    json_variant_name(f, r, has_best ? res->best : -1);
+    fputs(",\"runner_up\":", f);
+    json_variant_name(f, r, has_best ? res->runner_up : -1);
+    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"confidence\":", test_name(res->test),
+            r->oracle ? "true" : "false");
+    json_num(f, has_best ? res->confidence : NAN);
+    fputs(",\"relative_difference\":", f);
+    json_num(f, has_best ? res->rel : NAN);
+    fputs(",\"relative_difference_interval\":", f);
+    if (has_best)
+        json_interval(f, res->rel_lo, res->rel_hi);
+    else
+        fputs("null", f);
+    fputs(",\"t_queued\":", f);
+    json_time(f, r->t_queued);
+    fputs(",\"t_started\":", f);
+    json_time(f, r->t_started);
+    fputs(",\"t_sampling\":", f);
+    json_time(f, r->t_sampling);
+    fputs(",\"t_decided\":", f);
+    json_time(f, r->t_decided);
+    fputs(",\"duration\":", f);
+    bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
+    json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
+    fputs(",\"failure\":", f);
+    if (r->phase == AU_PHASE_FAILED || r->failure[0])
+        json_str(f, r->failure, sizeof r->failure);
+    else
+        fputs("null", f);
+    fputs(",\"variants\":[", f);
+    for (int k = 0; k < nvariants(r); k++) {
+        if (k)
+            fputc(',', f);
+        write_variant(f, r, k);
+    }
+    fputs("]}", f);
+}
+
+void au_report_json(FILE *f, const AuBakeoffRecord *r, size_t n, const char *indent)
+{
+    if (!indent)
+        indent = "";
+    if (!r || n == 0) {
+        fputs("[]", f);
+        return;
+    }
+    fputs("[\n", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(indent, f);
+        write_record(f, &r[i]);
+        fputs(i + 1 < n ? ",\n" : "\n", f);
+    }
+    fputs(indent, f);
+    fputc(']', f);
+}
+
+void au_report_stats(FILE *f, AuSnapshotFn snapshot, AuAuditor *au)
+{
+    /* the count may grow between two snapshots: retry with room to spare */
+    size_t cap = 16, n = 0;
+    AuBakeoffRecord *buf = NULL;
+    for (int tries = 0; tries < 8; tries++) {
+        AuBakeoffRecord *nb = realloc(buf, cap * sizeof *buf);
+        if (!nb)
+            break;
+        buf = nb;
+        n = snapshot(au, buf, cap);
+        if (n <= cap)
+            break;
+        cap = n + n / 4 + 16;
+        n = cap + 1;   /* not yet a complete snapshot */
+    }
+    fputs(",\n\"bakeoffs\":", f);
+    if (!buf || n > cap)
+        fputs("null", f);   /* out of memory: documented as null, never a partial list */
+    else
+        au_report_json(f, buf, n, "");
+    free(buf);
+}
+
+/* ---- --log=audit --------------------------------------------------------- */
+
+/* Appends printf-style text to a line buffer, never past its end. */
+typedef struct Line {
+    char s[1024];
+    size_t n;
+} Line;
+
+static void add(Line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(Line *l, const char *fmt, ...)
+{
+    if (l->n >= sizeof l->s - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(l->s + l->n, sizeof l->s - l->n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        l->n += (size_t)k < sizeof l->s - l->n ? (size_t)k : sizeof l->s - l->n - 1;
+}
+
+/* A word of a record (bounded, no blanks or control characters, so a line
+ * stays one line of space-separated words). */
+static void add_word(Line *l, const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
+    if (n == 0) {
+        add(l, "-");
+        return;
+    }
+    for (size_t i = 0; i < n && l->n < sizeof l->s - 1; i++) {
+        unsigned char c = (unsigned char)s[i];
+        l->s[l->n++] = c <= ' ' || c == 0x7f ? '_' : (char)c;
+    }
+    l->s[l->n] = 0;
+}
+
+static void add_variant(Line *l, const AuBakeoffRecord *r, int k)
+{
+    if (k >= 0 && k < nvariants(r))
+        add_word(l, r->variants[k].name, sizeof r->variants[k].name);
+    else
+        add(l, "-");
+}
+
+static void add_pct(Line *l, double x)
+{
+    if (isfinite(x))
+        add(l, "%+.2f%%", 100 * x);
+    else
+        add(l, "-");
+}
+
+void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
+{
+    if (!f || !r)
+        return;
+    Line l = {.n = 0};
+    l.s[0] = 0;
+    add(&l, "[%.3fms] audit: %s #%" PRIu32 " ", t * 1e3, au_event_name(ev), r->id);
+    add_word(&l, r->method, sizeof r->method);
+    add(&l, " client=");
+    add_word(&l, r->client, sizeof r->client);
+    const AuResult *res = &r->result;
+    int n = nvariants(r);
+    switch (ev) {
+    case AU_EV_QUEUED:
+        add(&l, " variants=");
+        for (int k = 0; k < n; k++) {
+            if (k)
+                add(&l, ",");
+            add_variant(&l, r, k);
+        }
+        break;
+    case AU_EV_COMPILED:
+        add(&l, " variants=%d", n);
+        if (r->t_started > 0 && t >= r->t_started)
+            add(&l, " compile=%.1fms", (t - r->t_started) * 1e3);
+        break;
+    case AU_EV_SAMPLING:
+        if (r->t_queued > 0 && r->t_started >= r->t_queued)
+            add(&l, " waited=%.1fms", (r->t_started - r->t_queued) * 1e3);
+        break;
+    case AU_EV_DECIDED:
+    case AU_EV_CANCELLED: {
+        bool has_best = res->best >= 0 && res->best < n;
+        add(&l, " outcome=%s winner=", ev == AU_EV_CANCELLED ? "none" : outcome_name(res->outcome));
+        add_variant(&l, r, res->outcome == AU_WINNER ? res->install : -1);
+        add(&l, " installed=");
+        add_variant(&l, r, r->installed);
+        add(&l, " best=");
+        add_variant(&l, r, has_best ? res->best : -1);
+        add(&l, " confidence=");
+        if (has_best && isfinite(res->confidence))
+            add(&l, "%.4f", res->confidence);
+        else
+            add(&l, "-");
+        add(&l, " rel=");
+        add_pct(&l, has_best ? res->rel : NAN);
+        add(&l, " ci=[");
+        add_pct(&l, has_best ? res->rel_lo : NAN);
+        add(&l, ",");
+        add_pct(&l, has_best ? res->rel_hi : NAN);
+        add(&l, "] samples=");
+        for (int k = 0; k < n; k++)
+            add(&l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
+        add(&l, " test=%s%s", test_name(res->test), r->oracle ? "+oracle" : "");
+        if (r->t_sampling > 0 && t >= r->t_sampling)
+            add(&l, " %s=%.3fs", ev == AU_EV_CANCELLED ? "sampled" : "duration", t - r->t_sampling);
+        break;
+    }
+    case AU_EV_FAILED:
+        if (r->failure[0])
+            add(&l, ": %.*s", (int)strnlen(r->failure, sizeof r->failure), r->failure);
+        else
+            add(&l, ": unknown error");
+        for (size_t i = 0; i < l.n; i++)   /* one line, whatever the reason says */
+            if ((unsigned char)l.s[i] < ' ')
+                l.s[i] = ' ';
+        break;
+    }
+    if (l.n > sizeof l.s - 2)
+        l.n = sizeof l.s - 2;
+    l.s[l.n++] = '\n';
+    l.s[l.n] = 0;
+    fputs(l.s, f);
+    fflush(f);
+}

@@ -1,0 +1,470 @@
+/* audit/stats.c — the statistics of one bakeoff: trimming, running sums,
+ * per-weight estimates, and the two decision tests.
+ *
+ * Input: samples (variant, cycles, weight) in arrival order.  Output, per
+ * look: an AuResult (estimates, relative differences with intervals,
+ * confidence, outcome).
+ *
+ * Invariants:
+ * - Trimming is the same for every variant: each variant's samples are cut
+ *   into windows of cfg.trim_window in arrival order, and the trim_drop
+ *   slowest of each window (by cycles per unit of weight; ties broken by
+ *   cycles, then weight, so the dropped set is unique) are discarded.  A
+ *   window counts only once complete.
+ * - Nothing stores samples beyond one window: the estimate comes from the
+ *   running sums alone.  The unit of the variance is the window (its kept
+ *   samples are not independent of each other; windows are).
+ * - au_stats_test is pure; every look is a fresh, valid test (the
+ *   sequential test's error rate holds over all looks; docs/auditing.md).
+ */
+#include "audit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *au_outcome_name(AuOutcome o)
+{
+    static const char *const names[] = {
+#define X(e, s) s,
+        AU_OUTCOMES(X)
+#undef X
+    };
+    return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}
+
+const char *au_test_name(AuTest t)
+{
+    static const char *const names[] = {
+#define X(e, s) s,
+        AU_TESTS(X)
+#undef X
+    };
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+int au_test_parse(const char *s)
+{
+#define X(e, name) if (s && !strcmp(s, name)) return e;
+    AU_TESTS(X)
+#undef X
+    return -1;
+}
+
+/* ---- normal distribution ------------------------------------------------- */
+
+double au_normal_cdf(double z)
+{
+    return 0.5 * erfc(-z / M_SQRT2);
+}
+
+/* Acklam's rational approximation (relative error 1.2e-9), polished by one
+ * Halley step on erfc. */
+double au_normal_quantile(double p)
+{
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549732539343734e+00,
+                               4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                               2.445134137142996e+00, 3.754408661907416e+00};
+    if (!(p > 0))
+        return -INFINITY;
+    if (!(p < 1))
+        return INFINITY;
+    double x;
+    if (p < 0.02425) {
+        double q = sqrt(-2 * log(p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else if (p <= 1 - 0.02425) {
+        double q = p - 0.5, r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    } else {
+        double q = sqrt(-2 * log1p(-p));
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    double e = au_normal_cdf(x) - p;
+    double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+    return x - u / (1 + x * u / 2);
+}
+
+/* ---- random numbers ------------------------------------------------------ */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void au_rng_seed(AuRng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t au_rng_next(AuRng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double au_rng_double(AuRng *r)
+{
+    return (double)(au_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/* ---- trimming and sums --------------------------------------------------- */
+
+bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg)
+{
+    memset(st, 0, sizeof *st);
+    if (nvariants < 2 || nvariants > AU_MAX_VARIANTS || cfg->trim_window < 1 ||
+        cfg->trim_window > AU_MAX_TRIM_WINDOW || cfg->trim_drop >= cfg->trim_window)
+        return false;
+    st->nvariants = nvariants;
+    st->cfg = *cfg;
+    for (int i = 0; i < nvariants; i++) {
+        st->v[i].win = malloc(cfg->trim_window * sizeof(AuObs));
+        if (!st->v[i].win) {
+            au_stats_free(st);
+            return false;
+        }
+    }
+    return true;
+}
+
+void au_stats_free(AuStats *st)
+{
+    for (int i = 0; i < AU_MAX_VARIANTS; i++) {
+        free(st->v[i].win);
+        st->v[i].win = NULL;
+    }
+}
+
+/* Total order "a is slower than b": by c/w (exact, in 128 bits), then c, w. */
+static bool slower(const AuObs *a, const AuObs *b)
+{
+    unsigned __int128 x = (unsigned __int128)a->c * b->w, y = (unsigned __int128)b->c * a->w;
+    if (x != y)
+        return x > y;
+    if (a->c != b->c)
+        return a->c > b->c;
+    return a->w > b->w;
+}
+
+static void swap_obs(AuObs *a, AuObs *b)
+{
+    AuObs t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Reorders w[0..n) so that w[0..k) are the k fastest (quickselect with a
+ * median-of-three pivot: deterministic, linear on average). */
+static void select_fastest(AuObs *w, uint32_t n, uint32_t k)
+{
+    uint32_t lo = 0, hi = n;          /* the boundary k lies in [lo, hi) */
+    while (hi - lo > 1 && k > lo && k < hi) {
+        uint32_t mid = lo + (hi - lo) / 2, last = hi - 1;
+        if (slower(&w[lo], &w[mid]))
+            swap_obs(&w[lo], &w[mid]);
+        if (slower(&w[mid], &w[last]))
+            swap_obs(&w[mid], &w[last]);
+        if (slower(&w[lo], &w[mid]))
+            swap_obs(&w[lo], &w[mid]);
+        swap_obs(&w[mid], &w[last]);  /* pivot (the median) to the end */
+        AuObs pivot = w[last];
+        uint32_t store = lo;
+        for (uint32_t i = lo; i < last; i++)
+            if (slower(&pivot, &w[i]))
+                swap_obs(&w[i], &w[store++]);
+        swap_obs(&w[store], &w[last]);
+        /* now w[lo..store) are faster than the pivot, w[store] is it, the rest slower */
+        if (store == k)
+            return;
+        if (store < k)
+            lo = store + 1;
+        else
+            hi = store;
+    }
+}
+
+static void flush_window(AuVariantStats *v, const AuConfig *cfg)
+{
+    uint32_t keep = cfg->trim_window - cfg->trim_drop;
+    select_fastest(v->win, cfg->trim_window, keep);
+    double c = 0, w = 0;
+    for (uint32_t i = 0; i < keep; i++) {
+        c += (double)v->win[i].c;
+        w += v->win[i].w;
+    }
+    AuSums *s = &v->sums;
+    if (s->windows == 0)
+        s->shift = c / w;        /* the first kept window's mean */
+    double x = c - s->shift * w;
+    s->windows++;
+    s->sx += x;
+    s->sxx += x * x;
+    s->sw += w;
+    s->sww += w * w;
+    s->sxw += x * w;
+    for (uint32_t i = 0; i < keep; i++) {
+        double y = (double)v->win[i].c / v->win[i].w - s->shift;
+        s->sy += y;
+        s->syy += y * y;
+    }
+    s->samples += keep;
+    v->trimmed += cfg->trim_drop;
+    v->nwin = 0;
+}
+
+bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight)
+{
+    if (variant < 0 || variant >= st->nvariants || weight == 0)
+        return false;
+    AuVariantStats *v = &st->v[variant];
+    v->received++;
+    v->win[v->nwin++] = (AuObs){cycles, weight};
+    if (v->nwin == st->cfg.trim_window)
+        flush_window(v, &st->cfg);
+    return true;
+}
+
+/* The ratio estimator R = ΣC/ΣW over windows, and its delta-method
+ * variance Var(R) ≈ Σ(C_j − R·W_j)² / ((m − 1)·m·W̄²) for m windows; with
+ * w = 1 and window 1, the sample mean and s²/n. */
+void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
+{
+    const AuSums *s = &st->v[variant].sums;
+    memset(e, 0, sizeof *e);
+    e->n = s->samples;
+    e->windows = s->windows;
+    if (s->windows == 0 || s->sw <= 0)
+        return;
+    double r = s->sx / s->sw;                    /* R − shift */
+    e->mean = s->shift + r;
+    if (s->windows < 2)
+        return;
+    double d2 = s->sxx - 2 * r * s->sxw + r * r * s->sww;
+    if (d2 < 0)
+        d2 = 0;
+    double m = (double)s->windows, wbar = s->sw / m;
+    e->var_mean = d2 / ((m - 1) * m * wbar * wbar);
+    double n = (double)s->samples, ss = s->syy - s->sy * s->sy / n;
+    e->stddev = n > 1 && ss > 0 ? sqrt(ss / (n - 1)) : 0;
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+/* Below this the variance of θ̂ is treated as this (identical samples). */
+#define MIN_VAR 1e-30
+/* Windows per variant before a test: the variance is estimated from them. */
+#define MIN_WINDOWS 30
+
+/* θ = ln(mean_a / mean_b), v = Var(θ̂) by the delta method.
+ *
+ * Sequential (mixture SPRT, Johari et al.; the normal-mixture confidence
+ * sequence of Howard et al.): with a N(0, τ²) mixture over θ, the
+ * likelihood ratio of θ̂ against θ = θ0 is
+ *   Λ(θ0) = √(v / (v + τ²)) · exp(τ² (θ̂ − θ0)² / (2 v (v + τ²)))
+ * and {θ0 : Λ(θ0) < 1/α} is the interval
+ *   θ̂ ± √(2 v (v + τ²) / τ² · ln(√((v + τ²) / v) / α)),
+ * which covers θ at every look at once with probability ≥ 1 − α
+ * (asymptotically; Ville's inequality on the mixture martingale).
+ * Confidence = 1 − 1/Λ(0) (0 when Λ(0) ≤ 1), the complement of the
+ * always-valid p-value; the interval excludes 0 exactly when it is
+ * ≥ 1 − α.  The caller applies the N-way correction.
+ *
+ * Paper (thesis III.B.5): confidence = Φ(|mean_a − mean_b| / √(var_a + var_b))
+ * on the raw means; its interval is θ̂ ± Φ⁻¹(1 − α)·√v, the one-sided
+ * quantile the thesis's threshold amounts to. */
+void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
+                      double alpha, double mixture, AuCompare *out)
+{
+    double theta = log(a->mean / b->mean);
+    double v = a->var_mean / (a->mean * a->mean) + b->var_mean / (b->mean * b->mean);
+    if (!(v > MIN_VAR))
+        v = MIN_VAR;
+    double h;
+    out->theta = theta;
+    if (test == AU_TEST_PAPER) {
+        double se = sqrt(a->var_mean + b->var_mean);
+        double z = se > 0 ? fabs(a->mean - b->mean) / se : (a->mean == b->mean ? 0 : INFINITY);
+        out->confidence = au_normal_cdf(z);
+        h = au_normal_quantile(1 - alpha) * sqrt(v);
+    } else {
+        double t2 = mixture * mixture;
+        double lnlr = 0.5 * log(v / (v + t2)) + t2 * theta * theta / (2 * v * (v + t2));
+        out->confidence = lnlr > 0 ? -expm1(-lnlr) : 0;
+        h = sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(alpha)));
+    }
+    out->lo = theta - h;
+    out->hi = theta + h;
+}
+
+/* Fixed-sample (oracle) comparison: one look, a two-sided normal interval. */
+static void compare_fixed(const AuEstimate *a, const AuEstimate *b, double alpha, AuCompare *out)
+{
+    double theta = log(a->mean / b->mean);
+    double v = a->var_mean / (a->mean * a->mean) + b->var_mean / (b->mean * b->mean);
+    if (!(v > MIN_VAR))
+        v = MIN_VAR;
+    double z = fabs(theta) / sqrt(v);
+    out->theta = theta;
+    out->confidence = 1 - 2 * au_normal_cdf(-z);
+    double h = au_normal_quantile(1 - alpha / 2) * sqrt(v);
+    out->lo = theta - h;
+    out->hi = theta + h;
+}
+
+static void compare(const AuStats *st, AuTest test, const AuEstimate *a, const AuEstimate *b,
+                    AuCompare *out)
+{
+    /* Bonferroni over the N − 1 comparisons that involve the true best;
+     * the paper test is the thesis's, uncorrected */
+    double alpha = st->cfg.alpha;
+    if (test == AU_TEST_SEQUENTIAL || st->cfg.oracle)
+        alpha /= st->nvariants - 1;
+    if (st->cfg.oracle)
+        compare_fixed(a, b, alpha, out);
+    else
+        au_stats_compare(a, b, test, alpha, st->cfg.mixture, out);
+    if (test == AU_TEST_SEQUENTIAL || st->cfg.oracle) {
+        /* confidence of the corrected test: 1 − (N−1)·p */
+        double p = (1 - out->confidence) * (st->nvariants - 1);
+        out->confidence = p < 1 ? 1 - p : 0;
+    }
+}
+
+static void set_rel(double *rel, double *lo, double *hi, const AuCompare *c)
+{
+    *rel = expm1(c->theta);
+    *lo = expm1(c->lo);
+    *hi = expm1(c->hi);
+}
+
+/* Decision rules (both tests; N variants, b the lowest mean):
+ * - winner b: every other variant k is shown slower than b (the interval
+ *   of ln(mean_k/mean_b) lies above 0; the paper test: Φ(z) ≥ 1 − α);
+ * - no-difference (sequential and oracle only): the default (variant 0) is
+ *   not shown slower than b, and for every other k the interval of
+ *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than
+ *   the default) — installing the default then costs less than the margin;
+ * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
+ *   timeout.  A wrong winner or a wrong no-difference needs one of the N−1
+ *   intervals that involve the true best to miss, so with the α/(N−1)
+ *   correction the error rate of the whole bakeoff is ≤ α. */
+AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out)
+{
+    const AuConfig *cfg = &st->cfg;
+    int n = st->nvariants;
+    AuEstimate e[AU_MAX_VARIANTS];
+    memset(out, 0, sizeof *out);
+    out->outcome = AU_RUNNING;
+    out->test = test;
+    out->nvariants = n;
+    out->best = out->runner_up = -1;
+    uint64_t nmin = UINT64_MAX, wmin = UINT64_MAX;
+    for (int k = 0; k < n; k++) {
+        au_stats_estimate(st, k, &e[k]);
+        AuVariantResult *vr = &out->v[k];
+        vr->samples = e[k].n;
+        vr->received = st->v[k].received;
+        vr->trimmed = st->v[k].trimmed;
+        vr->mean = e[k].mean;
+        vr->stddev = e[k].stddev;
+        if (e[k].n < nmin)
+            nmin = e[k].n;
+        if (e[k].windows < wmin)
+            wmin = e[k].windows;
+        if (!(e[k].mean > 0))
+            wmin = 0;            /* zero cycles: no ratio to test */
+    }
+    bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
+    bool spent = cfg->max_samples && nmin >= cfg->max_samples;
+    if (wmin < 2) {
+        if (wall || spent)
+            out->outcome = AU_TIMEOUT;
+        return out->outcome;
+    }
+    int b = 0;
+    for (int k = 1; k < n; k++)
+        if (e[k].mean < e[b].mean)
+            b = k;
+    out->best = b;
+    /* every variant against the best */
+    bool all_slower = true;
+    out->confidence = 1;
+    for (int k = 0; k < n; k++) {
+        AuVariantResult *vr = &out->v[k];
+        if (k == b)
+            continue;
+        AuCompare c;
+        compare(st, test, &e[k], &e[b], &c);
+        set_rel(&vr->rel, &vr->rel_lo, &vr->rel_hi, &c);
+        vr->slower = test == AU_TEST_PAPER && !cfg->oracle ? c.confidence >= 1 - cfg->alpha
+                                                            : c.lo > 0;
+        if (!vr->slower)
+            all_slower = false;
+        if (out->runner_up < 0 || c.confidence < out->confidence) {
+            out->runner_up = k;
+            out->confidence = c.confidence;
+            /* the headline is the best against the runner-up: −θ */
+            AuCompare r = {-c.theta, -c.hi, -c.lo, c.confidence};
+            set_rel(&out->rel, &out->rel_lo, &out->rel_hi, &r);
+        }
+    }
+    uint64_t need = cfg->oracle ? cfg->max_samples : cfg->min_samples;
+    if (need < 2)
+        need = 2;
+    if (nmin < need || wmin < MIN_WINDOWS) {
+        if (wall || (spent && !cfg->oracle))
+            out->outcome = AU_TIMEOUT;
+        return out->outcome;
+    }
+    if (all_slower) {
+        out->outcome = AU_WINNER;
+        out->install = b;
+        return out->outcome;
+    }
+    if (test == AU_TEST_SEQUENTIAL || cfg->oracle) {
+        bool equivalent = b == 0 || !out->v[0].slower;
+        double lo = log1p(-cfg->equivalence), hi = log1p(cfg->equivalence);
+        for (int k = 1; k < n && equivalent; k++) {
+            AuCompare c;
+            compare(st, test, &e[k], &e[0], &c);
+            if (!((c.lo > lo && c.hi < hi) || c.lo > 0))
+                equivalent = false;
+        }
+        if (equivalent) {
+            out->outcome = AU_NO_DIFFERENCE;
+            out->install = 0;
+            return out->outcome;
+        }
+    }
+    if (wall || spent)
+        out->outcome = AU_TIMEOUT;
+    return out->outcome;
+}

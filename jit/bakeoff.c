@@ -1,0 +1,272 @@
+/* jit/bakeoff.c — a bakeoff's code: N variants of one method, their timed
+ * wrappers and the dispatcher, as one loaded unit (jit_compile_bakeoff).
+ *
+ * Input: a JitBakeoffRequest (the method, per variant IR options and an
+ * option set, the dispatcher's policy slot, slow path and sample sink).
+ * Output: the JitBakeoffTable filled: clean[k], timed[k], dispatcher.
+ *
+ * Why one context per variant: gcc options are per context, and a
+ * variant is defined by its options.  Context k holds
+ *   clean_k      the method compiled with variant k's IR options and
+ *                option set (ordinary VmEntry code);
+ *   timed_k      c0 = cycles; r = table->clean[k](t, m, args);
+ *                c1 = cycles; sample(table->bakeoff, k, c1 − c0, 1)
+ *                — time on the stack, callees included; a run-time error
+ *                unwinds past it and loses that one sample;
+ * and context 0 also the dispatcher: variant 0's clean code behind
+ *   if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
+ * Each context is compiled to assembly; the texts are concatenated with
+ * their local labels (.L…) renamed apart, and the whole is assembled,
+ * linked and loaded once: one object, one as/ld/dlopen.
+ *
+ * Invariants: timed code calls clean_k through the table (a load), so gcc
+ * cannot inline or specialize it: a timed call runs exactly the clean
+ * code.  The table stays at its address while the code may run (the
+ * caller's).  A failure of any part (IR, gccjit, options, as, ld, dlopen,
+ * or injected by jit.fail_every, one attempt per variant) fails the whole
+ * bakeoff and installs nothing; nothing is installed here anyway.
+ */
+#include "tier.h"
+#include "jit_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '$';
+}
+
+/* Appends one context's assembly to buf: every local label .LX becomes
+ * .Lb<part>_X (outside string literals; injective, and distinct across
+ * parts), and the .file/.ident lines of all but the first part go. */
+static void append_part(VmBuf *buf, const char *text, size_t len, int part)
+{
+    char tag[16];
+    int ntag = snprintf(tag, sizeof tag, "b%d_", part);
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n')
+            e++;
+        size_t next = e < len ? e + 1 : e;
+        size_t s = i;
+        while (s < e && (text[s] == ' ' || text[s] == '\t'))
+            s++;
+        if (part > 0 && ((e - s >= 5 && !memcmp(text + s, ".file", 5)) || (e - s >= 6 && !memcmp(text + s, ".ident", 6)))) {
+            i = next;
+            continue;
+        }
+        bool quoted = false;
+        size_t from = i;
+        for (size_t k = i; k < e; k++) {
+            char c = text[k];
+            if (quoted) {
+                if (c == '\\')
+                    k++;
+                else if (c == '"')
+                    quoted = false;
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == '.' && k + 2 < e && text[k + 1] == 'L' && ident_char(text[k + 2]) && text[k + 2] != '.' &&
+                       (k == i || !ident_char(text[k - 1]))) {
+                vm_buf_put(buf, text + from, k + 2 - from);
+                vm_buf_put(buf, tag, (size_t)ntag);
+                from = k + 2;
+                k++;
+            }
+        }
+        vm_buf_put(buf, text + from, next - from);
+        i = next;
+    }
+    if (len && text[len - 1] != '\n')
+        vm_buf_put(buf, "\n", 1);
+}
+
+/* "ta<id>_<what>_<method name, non-alphanumerics as _>" */
+static void symbol(char *buf, size_t size, uint32_t id, const char *what, const char *mname)
+{
+    int n = snprintf(buf, size, "ta%u_%s_", id, what);
+    size_t k = n > 0 ? (size_t)n : 0;
+    for (const char *p = mname ? mname : "?"; *p && k + 1 < size && k < 72; p++)
+        buf[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
+    buf[k] = 0;
+}
+
+static void free_wheres(JitWheres *w, bool contents)
+{
+    if (contents)
+        for (uint32_t i = 0; i < w->n; i++)
+            free(w->v[i]);
+    free(w->v);
+    *w = (JitWheres){0};
+}
+
+static bool dump_has(const char *spec, const char *what)
+{
+    size_t n = strlen(what);
+    for (const char *p = spec; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && !strncmp(p, what, n))
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+typedef struct Names {
+    char clean[JIT_MAX_VARIANTS][96];
+    char timed[JIT_MAX_VARIANTS][96];
+    char dispatcher[96];
+} Names;
+
+typedef struct Costs {
+    double us_ir, us_compile;
+} Costs;
+
+/* Variant k's context → its assembly appended to all; false + err. */
+static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable *tab, const Names *nm,
+                            const char *dir, VmBuf *all, JitWheres *wheres, Costs *cost, VmError *err)
+{
+    VmMethod *m = rq->m;
+    const VmTunables *tun = &m->module->vm->tun;
+    bool dump_ir = dump_has(tun->jit_dump, "ir");
+    double t0 = jit_now_us();
+    if (dump_ir)
+        fprintf(stderr, "=== jit ir: %s (bakeoff #%u, variant %d)\n", m->name, rq->id, k);
+    IrFunc *f = ir_compile(m, &rq->ir[k], dump_ir ? stderr : NULL, err);
+    cost->us_ir += jit_now_us() - t0;
+    if (!f)
+        return false;
+    gcc_jit_context *c = gcc_jit_context_acquire();
+    if (!c) {
+        ir_free(f);
+        return vm_fail(err, "gcc_jit_context_acquire failed");
+    }
+    gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
+    gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
+    gcc_jit_context_set_str_option(c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
+    bool ok = jit_options_apply(c, rq->optset[k], err);
+    /* Layout control: every function on a cache line of its own, so that
+     * identical code is placed identically whichever part it is in.
+     * Without it two copies of one method differed by 7-9% in A/A runs
+     * (the copy in the second part faster, every run). */
+    gcc_jit_context_add_command_line_option(c, "-falign-functions=64");
+    JitCodegen *cg = ok ? jit_codegen_new(c) : NULL;
+    if (ok && !cg)
+        ok = vm_fail(err, "out of memory");
+    t0 = jit_now_us();
+    ok = ok && jit_codegen_method(cg, f, NULL, false, nm->clean[k], NULL, wheres, err);
+    ok = ok && jit_codegen_timed(cg, nm->timed[k], tab, k, rq->sample, err);
+    if (ok && k == 0) {
+        JitDispatch d = {.slot = rq->slot, .slow = rq->slow, .slow_ctx = rq->slow_ctx};
+        ok = jit_codegen_dispatcher(cg, f, &d, nm->dispatcher, wheres, err);
+    }
+    cost->us_ir += jit_now_us() - t0;
+    jit_codegen_free(cg);
+    ir_free(f);
+    char *text = NULL;
+    size_t len = 0;
+    if (ok) {
+        char spath[4200];
+        snprintf(spath, sizeof spath, "%s/v%d.s", dir, k);
+        t0 = jit_now_us();
+        ok = jit_compile_asm(c, spath, &text, &len, err);
+        cost->us_compile += jit_now_us() - t0;
+    }
+    gcc_jit_context_release(c);
+    if (ok) {
+        /* each part starts in .text, whatever section the previous one ended in */
+        vm_buf_put(all, "\t.text\n", 7);
+        append_part(all, text, len, k);
+    }
+    free(text);
+    return ok;
+}
+
+bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
+{
+    VmMethod *m = rq ? rq->m : NULL;
+    if (!m || !m->module || !m->module->vm || !m->code || !m->ncode || (m->flags & VM_M_ABSTRACT))
+        return vm_fail(err, "jit: no method to compile");
+    if (rq->nvariants < 2 || rq->nvariants > JIT_MAX_VARIANTS)
+        return vm_fail(err, "%s: a bakeoff needs 2..%d variants, got %d", m->name, JIT_MAX_VARIANTS, rq->nvariants);
+    if (!rq->slow || !rq->sample || rq->slot >= VM_AUDIT_SLOTS)
+        return vm_fail(err, "%s: a bakeoff without slow path, sample sink or valid slot", m->name);
+    const VmTunables *tun = &m->module->vm->tun;
+    /* fault injection: one compile attempt per variant, counted with the JIT's */
+    if (jit && tun->jit_fail_every > 0) {
+        for (int k = 0; k < rq->nvariants; k++) {
+            uint64_t a = __atomic_add_fetch(&jit->attempts, 1, __ATOMIC_RELAXED);
+            if (a % (uint64_t)tun->jit_fail_every == 0)
+                return vm_fail(err, "variant %d: injected failure", k);
+        }
+    }
+    Names nm;
+    for (int k = 0; k < rq->nvariants; k++) {
+        char what[16];
+        snprintf(what, sizeof what, "v%d", k);
+        symbol(nm.clean[k], sizeof nm.clean[k], rq->id, what, m->name);
+        snprintf(what, sizeof what, "t%d", k);
+        symbol(nm.timed[k], sizeof nm.timed[k], rq->id, what, m->name);
+    }
+    symbol(nm.dispatcher, sizeof nm.dispatcher, rq->id, "d", m->name);
+
+    char dir[4096];
+    if (!jit_tmpdir(dir, sizeof dir, err))
+        return false;
+    VmBuf all = {0};
+    JitWheres wheres = {0};
+    Costs cost = {0};
+    double us_assemble = 0;
+    bool ok = true;
+    for (int k = 0; k < rq->nvariants && ok; k++) {
+        VmError e = {{0}};
+        ok = compile_variant(rq, k, out, &nm, dir, &all, &wheres, &cost, &e);
+        if (!ok)
+            vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
+    }
+    JitLoaded unit = {0};
+    if (ok) {
+        JitLoadRoute route = tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
+        if (dump_has(tun->jit_dump, "asm")) {
+            fprintf(stderr, "=== jit asm: bakeoff #%u %s, %d variants\n", rq->id, m->name, rq->nvariants);
+            fwrite(all.data, 1, all.len, stderr);
+        }
+        double t0 = jit_now_us();
+        ok = jit_load_text(dir, (const char *)all.data, all.len, route, &unit, err);
+        us_assemble = jit_now_us() - t0;
+    }
+    jit_rmdir(dir);
+    vm_buf_free(&all);
+    size_t bytes = 0;
+    for (int k = 0; k < rq->nvariants && ok; k++) {
+        size_t s1 = 0, s2 = 0;
+        out->clean[k] = (VmEntry)jit_load_symbol(&unit, nm.clean[k], &s1);
+        out->timed[k] = (VmEntry)jit_load_symbol(&unit, nm.timed[k], &s2);
+        bytes += s1 + s2;
+        if (!out->clean[k] || !out->timed[k])
+            ok = vm_fail(err, "variant %d: symbol not found in the loaded code", k);
+    }
+    if (ok) {
+        size_t s = 0;
+        out->dispatcher = (VmEntry)jit_load_symbol(&unit, nm.dispatcher, &s);
+        bytes += s;
+        if (!out->dispatcher)
+            ok = vm_fail(err, "dispatcher: symbol not found in the loaded code");
+    }
+    /* loaded code keeps its descriptors for ever; code that never loaded, none */
+    free_wheres(&wheres, !ok);
+    if (!ok)
+        return false;
+    out->unit = unit.handle;   /* never unloaded: a dispatcher frame may outlive the bakeoff */
+    out->code_bytes = bytes;
+    out->us_ir = cost.us_ir;
+    out->us_compile = cost.us_compile;
+    out->us_assemble = us_assemble;
+    if (jit)
+        jit_log(jit, "compiled bakeoff #%u %s variants=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB", rq->id,
+                m->name, rq->nvariants, cost.us_ir, cost.us_compile, us_assemble, bytes);
+    return true;
+}

@@ -1,0 +1,363 @@
+/* jit/unit.c — compile units: requests → IR → one gccjit context → one
+ * assembly text → one loaded object (jit_compile_unit, jit_compile).
+ *
+ * Input: compile requests (a linked method, IR options, an option set, for
+ * OSR a loop header).  Output: per request a JitResult: the entry (and
+ * OSR entry) looked up in the loaded object, phase times, the unit's id.
+ *
+ * Why units: gcc's start-up, the assembler, the linker and dlopen cost
+ * about as much per run as compiling a small method, so the compile
+ * thread batches several methods into one run (jit.batch).
+ *
+ * Failure isolation (a failed method never costs the others their code):
+ * - IR failures drop the method before anything reaches gccjit;
+ * - gccjit errors are sticky per context, so when a method's function
+ *   fails to build the context is thrown away and rebuilt without it;
+ * - when the unit as a whole fails to compile, assemble or load, each of
+ *   its methods is compiled again in a unit of its own.
+ * Invariants: a unit's requests share one option set (units with mixed
+ * sets are split); symbol names carry the request id, so they are unique
+ * in the process; the JitWhere descriptors of loaded code live forever,
+ * those of code that never loaded are freed.
+ */
+#include "jit_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool dump_has(const char *spec, const char *what)
+{
+    size_t n = strlen(what);
+    for (const char *p = spec; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && !strncmp(p, what, n))
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+static void copy_file_to(const char *path, FILE *out)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+}
+
+/* "tj<id>_<method name with non-alphanumerics as _>" */
+static void symbol_name(char *buf, size_t size, uint64_t id, const char *mname)
+{
+    int n = snprintf(buf, size, "tj%llu_", (unsigned long long)id);
+    size_t k = n > 0 ? (size_t)n : 0;
+    for (const char *p = mname ? mname : "?"; *p && k + 1 < size && k < 72; p++)
+        buf[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
+    buf[k] = 0;
+}
+
+static uint64_t next_id;
+
+/* The assembly edit hook: empty until markers rewrite the text here. */
+static bool edit_none(void *ctx, char **text, size_t *len)
+{
+    (void)ctx, (void)text, (void)len;
+    return true;
+}
+
+/* The block of the compiled method itself (not inlined) that starts at the
+ * loop header pc, or NULL (with the reason). */
+static const IrBlock *osr_block(const IrFunc *f, const VmMethod *m, const VmInsn *pc, const char **why)
+{
+    if (pc < m->code || pc >= m->code + m->ncode) {
+        *why = "header outside the method";
+        return NULL;
+    }
+    uint32_t at = (uint32_t)(pc - m->code);
+    for (uint32_t i = 0; i < f->nblocks; i++) {
+        const IrBlock *b = f->blocks[i];
+        if (b->origin == m && b->depth == 0 && b->pc == at)
+            return b;
+    }
+    *why = "header is not a block start";
+    return NULL;
+}
+
+typedef struct Item {
+    JitRequest *rq;
+    JitResult *out;
+    VmError *err;
+    IrFunc *f;
+    const IrBlock *osr_head;
+    uint64_t id;
+    char name[128], osr_name[136];
+    bool live;
+    JitWheres wheres;     /* this attempt's descriptors */
+} Item;
+
+static void free_wheres(JitWheres *w, bool contents)
+{
+    if (contents)
+        for (uint32_t i = 0; i < w->n; i++)
+            free(w->v[i]);
+    free(w->v);
+    *w = (JitWheres){0};
+}
+
+static const VmTunables *tunables_of(const VmMethod *m, VmTunables *def)
+{
+    if (m->module && m->module->vm)
+        return &m->module->vm->tun;
+    vm_tunables_default(def);
+    return def;
+}
+
+static const char *optset_of(const JitRequest *rq, const VmTunables *tun)
+{
+    return rq->optset && *rq->optset ? rq->optset : tun->jit_optset;
+}
+
+/* Builds every live item into a fresh context; an item that fails is
+ * dropped and the context rebuilt without it.  NULL when none is left. */
+static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmError *unit_err)
+{
+    for (;;) {
+        size_t live = 0;
+        for (size_t i = 0; i < n; i++)
+            live += it[i].live;
+        if (!live)
+            return NULL;
+        gcc_jit_context *c = gcc_jit_context_acquire();
+        if (!c) {
+            vm_fail(unit_err, "gcc_jit_context_acquire failed");
+            return NULL;
+        }
+        gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
+        gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
+        gcc_jit_context_set_str_option(c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
+        if (!jit_options_apply(c, optset, unit_err)) {
+            gcc_jit_context_release(c);
+            return NULL;
+        }
+        JitCodegen *cg = jit_codegen_new(c);
+        if (!cg) {
+            gcc_jit_context_release(c);
+            vm_fail(unit_err, "jit: out of memory");
+            return NULL;
+        }
+        bool clean = true;
+        for (size_t i = 0; i < n && clean; i++) {
+            if (!it[i].live)
+                continue;
+            double t0 = jit_now_us();
+            if (!jit_codegen_method(cg, it[i].f, it[i].osr_head, it[i].rq->osr_only, it[i].name, it[i].osr_name,
+                                    &it[i].wheres, it[i].err)) {
+                it[i].live = false;
+                clean = false;
+            }
+            it[i].out->us_ir += jit_now_us() - t0;
+        }
+        jit_codegen_free(cg);
+        if (clean)
+            return c;
+        gcc_jit_context_release(c);
+        for (size_t i = 0; i < n; i++)
+            free_wheres(&it[i].wheres, true);
+    }
+}
+
+/* Compiles, assembles and loads the unit; false + unit_err if it fails. */
+static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const VmTunables *tun, const char *optset,
+                      JitLoaded *unit, double *us_compile, double *us_assemble, VmError *unit_err)
+{
+    const char *dump = tun->jit_dump;
+    bool dump_c = dump_has(dump, "c"), dump_asm = dump_has(dump, "asm");
+    JitLoadRoute route = tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
+    char dir[4096];
+    if (!jit_tmpdir(dir, sizeof dir, unit_err))
+        return false;
+    /* the dump headers name every method of the unit */
+    char names[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof names - 1; i++)
+        if (it[i].live) {
+            int k = snprintf(names + len, sizeof names - len, "%s%s (#%llu%s)", len ? ", " : "", it[i].rq->m->name,
+                             (unsigned long long)it[i].id, it[i].osr_head ? ", osr" : "");
+            len = k < 0 ? len : len + (size_t)k < sizeof names ? len + (size_t)k : sizeof names - 1;
+        }
+    if (dump_c) {
+        char cpath[4200];
+        snprintf(cpath, sizeof cpath, "%s/unit.c", dir);
+        gcc_jit_context_dump_to_file(c, cpath, 0);
+        fprintf(stderr, "=== jit c: %s, %s\n", names, optset);
+        copy_file_to(cpath, stderr);
+    }
+    if (dump_asm)
+        fprintf(stderr, "=== jit asm: %s, %s\n", names, optset);
+    bool ok = jit_load_unit(c, dir, route, edit_none, NULL, dump_asm ? stderr : NULL, unit, us_compile, us_assemble,
+                            unit_err);
+    jit_rmdir(dir);
+    return ok;
+}
+
+static void fail_item(Item *it, const char *fmt, const char *detail)
+{
+    vm_fail(it->err, fmt, it->rq->m->name, detail);
+    it->live = false;
+}
+
+size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmError *err)
+{
+    if (!n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        err[i].msg[0] = 0;
+    }
+    VmTunables def;
+    const VmTunables *tun = rq[0].m && rq[0].m->module ? tunables_of(rq[0].m, &def) : NULL;
+    if (!tun) {
+        vm_tunables_default(&def);
+        tun = &def;
+    }
+    const char *optset = optset_of(&rq[0], tun);
+    bool mixed = false;
+    for (size_t i = 1; i < n; i++)
+        mixed |= !rq[i].m || !rq[i].m->module || strcmp(optset_of(&rq[i], tun), optset) != 0;
+    if (mixed) {   /* one option set per unit: compile them one by one */
+        size_t ok = 0;
+        for (size_t i = 0; i < n; i++)
+            ok += jit_compile_unit(jit, &rq[i], 1, &out[i], &err[i]);
+        return ok;
+    }
+
+    Item *it = calloc(n, sizeof *it);
+    if (!it) {
+        for (size_t i = 0; i < n; i++)
+            vm_fail(&err[i], "jit: out of memory");
+        return 0;
+    }
+    bool dump_ir = dump_has(tun->jit_dump, "ir");
+    for (size_t i = 0; i < n; i++) {
+        Item *x = &it[i];
+        x->rq = &rq[i];
+        x->out = &out[i];
+        x->err = &err[i];
+        VmMethod *m = rq[i].m;
+        if (!m || !m->module) {
+            vm_fail(x->err, "jit: no method");
+            continue;
+        }
+        x->id = rq[i].id ? rq[i].id : __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+        symbol_name(x->name, sizeof x->name, x->id, m->name);
+        snprintf(x->osr_name, sizeof x->osr_name, "%s_osr", x->name);
+        double t0 = jit_now_us();
+        if (dump_ir)
+            fprintf(stderr, "=== jit ir: %s (#%llu)\n", m->name, (unsigned long long)x->id);
+        x->f = ir_compile(m, &rq[i].ir, dump_ir ? stderr : NULL, x->err);
+        out[i].us_ir = jit_now_us() - t0;
+        if (!x->f)
+            continue;
+        if (rq[i].osr_pc)
+            x->osr_head = osr_block(x->f, m, rq[i].osr_pc, &out[i].osr_none);
+        if (rq[i].osr_only && !x->osr_head) {
+            vm_fail(x->err, "%s: OSR at pc %ld: %s", m->name, (long)(rq[i].osr_pc - m->code),
+                    out[i].osr_none ? out[i].osr_none : "no header");
+            continue;
+        }
+        x->live = true;
+    }
+
+    VmError unit_err = {{0}};
+    size_t ok = 0, live = 0;
+    double us_compile = 0, us_assemble = 0;
+    JitLoaded unit = {0};
+    gcc_jit_context *c = build_unit(it, n, optset, &unit_err);
+    bool loaded = c && load_unit(it, n, c, tun, optset, &unit, &us_compile, &us_assemble, &unit_err);
+    if (c)
+        gcc_jit_context_release(c);
+    for (size_t i = 0; i < n; i++)
+        live += it[i].live;
+    if (!loaded && live > 1) {
+        /* somebody in the unit broke it: each method on its own */
+        for (size_t i = 0; i < n; i++) {
+            free_wheres(&it[i].wheres, true);
+            if (it[i].live)
+                ok += jit_compile_unit(jit, &rq[i], 1, &out[i], &err[i]);
+        }
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        Item *x = &it[i];
+        if (!x->live)
+            continue;
+        if (!loaded) {
+            fail_item(x, "%s: %s", unit_err.msg[0] ? unit_err.msg : "unknown error");
+            continue;
+        }
+        size_t size = 0;
+        if (!rq[i].osr_only) {
+            out[i].entry = (VmEntry)jit_load_symbol(&unit, x->name, &size);
+            if (!out[i].entry) {
+                fail_item(x, "%s: symbol %s not found in the loaded code", x->name);
+                continue;
+            }
+        }
+        if (x->osr_head) {
+            VmOsrEntry oe = (VmOsrEntry)jit_load_symbol(&unit, x->osr_name, rq[i].osr_only ? &size : NULL);
+            VmOsr *o = oe ? malloc(sizeof *o) : NULL;
+            if (o) {
+                o->pc = rq[i].osr_pc;
+                o->entry = oe;
+                out[i].osr = o;
+            } else {
+                out[i].osr_none = oe ? "out of memory" : "OSR symbol not found";
+            }
+            if (rq[i].osr_only && !o) {
+                fail_item(x, "%s: %s", out[i].osr_none);
+                continue;
+            }
+        }
+        out[i].unit = ok == 0 ? unit.handle : NULL;   /* kept alive once */
+        out[i].code_bytes = size;
+        out[i].us_compile = us_compile;
+        out[i].us_assemble = us_assemble;
+        ok++;
+    }
+    uint64_t unit_id = 0;
+    for (size_t i = 0; i < n && !unit_id; i++)
+        if (it[i].live)
+            unit_id = it[i].id;
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].live) {
+            it[i].out->unit_id = unit_id;
+            it[i].out->unit_size = (uint32_t)ok;
+        }
+        /* loaded code keeps its descriptors; the rest never ran */
+        free_wheres(&it[i].wheres, !it[i].live);
+    }
+done:
+    (void)jit;
+    for (size_t i = 0; i < n; i++)
+        if (it[i].f)
+            ir_free(it[i].f);
+    free(it);
+    return ok;
+}
+
+bool jit_compile(Jit *jit, JitRequest *rq, JitResult *out, VmError *err)
+{
+    VmError e = {{0}};
+    if (!rq) {
+        memset(out, 0, sizeof *out);
+        return vm_fail(err, "jit: no method");
+    }
+    bool ok = jit_compile_unit(jit, rq, 1, out, &e) == 1;
+    if (!ok && err)
+        *err = e;
+    return ok;
+}

@@ -1,0 +1,611 @@
+/* tests/unit/test_audit_bakeoff.c — the bakeoff lifecycle (audit/bakeoff.c)
+ * and the clients (audit/clients.c).
+ *
+ * - clients: names, errors, the variants each client names;
+ * - lifecycle with a stub compiler (no gcc): the FIFO queue, one bakeoff
+ *   per method at a time, audit.concurrent, a decision installs the
+ *   chosen clean code with one store, timeouts install the default;
+ * - fault injection through the real compiler (jit.fail_every): FAILED,
+ *   the method keeps its code, the next bakeoff starts;
+ * - the real dispatcher (libgccjit): timed and clean calls and bursts
+ *   exactly as au_policy_next counts them on a fixed seed, results equal
+ *   to the interpreter's;
+ * - end to end with the auditor's threads: custom -O0 vs -O2 on a
+ *   float-heavy method picks -O2; aa never changes results.
+ * The program is called from C (m->entry), so a test runs exactly as many
+ * calls as it needs and stops as soon as the bakeoff is decided.
+ */
+#include "test.h"
+#include "bakeoff.h"
+#include "tier.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *const SRC =
+    "fn work(n: int): float {\n"
+    "    var s = 0.0;\n"
+    "    for i in 0..n { s += float(i) * 0.5 / (1.0 + float(i % 7)) + float(i & 3); }\n"
+    "    return s;\n"
+    "}\n"
+    "fn twice(x: int): int { return x + x; }\n"
+    "fn main() { println(work(10)); println(twice(4)); }\n";
+
+typedef struct Env {
+    Vm *vm;
+    Jit *jit;
+    AuAuditor *au;
+    VmThread *t;
+} Env;
+
+static JitCompileFn env_jit_compiler;   /* the JIT's test hook, if set */
+
+/* Links SRC with tunables adjusted by assign[] (by default a JIT that
+ * never compiles by itself: sync mode, unreachable threshold), and the
+ * auditor. */
+static bool env_new(Env *e, const char *const *assign)
+{
+    memset(e, 0, sizeof *e);
+    TlOptions to = {.stdlib_dir = "stdlib"};
+    VmModule *m = tl_compile_source("t.tl", SRC, strlen(SRC), &to, stderr, NULL);
+    if (!m) {
+        test_fail(__FILE__, __LINE__, "compile failed");
+        return false;
+    }
+    VmTunables tun;
+    vm_tunables_default(&tun);
+    tun.hot_threshold = 1LL << 40;
+    tun.stack_slots = 1 << 14;
+    tun.max_frames = 1024;
+    tun.audit_hot_threshold = 100;
+    tun.audit_interval_ms = 1;
+    tun.audit_seed = 42;
+    VmError err = {{0}};
+    for (int i = 0; assign && assign[i]; i++)
+        if (!vm_tunables_set(&tun, assign[i], &err))
+            test_fail(__FILE__, __LINE__, "%s: %s", assign[i], err.msg);
+    e->vm = vm_new(&tun);
+    if (!e->vm || !vm_link(e->vm, m, &err)) {
+        test_fail(__FILE__, __LINE__, "link: %s", err.msg);
+        vm_free(e->vm);
+        vm_module_free(m);
+        e->vm = NULL;
+        return false;
+    }
+    jit_set_test_hooks(&(JitTestHooks){.compile = env_jit_compiler});
+    e->jit = jit_new(e->vm, JIT_SYNC, &err);
+    jit_set_test_hooks(NULL);
+    e->au = e->jit ? au_auditor_new(e->vm, e->jit, &err) : NULL;
+    e->t = vm_thread_new(e->vm);
+    if (!e->au || !e->t) {
+        test_fail(__FILE__, __LINE__, "auditor: %s", err.msg);
+        return false;
+    }
+    return true;
+}
+
+static void env_free(Env *e)
+{
+    au_auditor_free(e->au);
+    jit_free(e->jit);
+    if (e->t)
+        vm_thread_free(e->t);
+    if (e->vm) {
+        VmModule *m = e->vm->module;
+        vm_free(e->vm);
+        vm_module_free(m);
+    }
+}
+
+static VmMethod *method(Vm *vm, const char *name)
+{
+    for (uint32_t i = 0; i < vm->module->nmethods; i++)
+        if (!strcmp(vm->module->methods[i].name, name))
+            return &vm->module->methods[i];
+    return NULL;
+}
+
+/* "Compiled code" for the auditor to find: the interpreter behind another address. */
+static VmValue fake_compiled(VmThread *t, VmMethod *m, VmValue *args)
+{
+    return vm_interp_entry(t, m, args);
+}
+
+static VmValue call_int(Env *e, VmMethod *m, int64_t x)
+{
+    VmValue a[1] = {{.i = x}};
+    return m->entry(e->t, m, a);
+}
+
+static void calls(Env *e, VmMethod *m, int n)
+{
+    for (int i = 0; i < n; i++)
+        call_int(e, m, 3);
+}
+
+static size_t records(Env *e, AuBakeoffRecord *out, size_t max)
+{
+    size_t n = au_bakeoffs_snapshot(e->au, out, max);
+    return n < max ? n : max;
+}
+
+/* ---- clients ----------------------------------------------------------------- */
+
+TEST(audit_clients_parse)
+{
+    uint32_t mask = 0;
+    VmError err = {{0}};
+    CHECK(au_clients_parse("", &mask, &err) && mask == 0);
+    CHECK(au_clients_parse("inline,aa", &mask, &err));
+    CHECK_INT(mask, 1u << AU_CLIENT_INLINE | 1u << AU_CLIENT_AA);
+    CHECK(au_clients_parse("inline,optlevel,unroll,vectorize,aa,custom", &mask, &err));
+    CHECK_INT(mask, (1u << AU_NCLIENTS) - 1);
+    CHECK(!au_clients_parse("inlien", &mask, &err));
+    CHECK_CONTAINS(err.msg, "unknown audit client 'inlien' (did you mean 'inline'?)");
+    CHECK(!au_clients_parse("aa,aa", &mask, &err));
+    CHECK_CONTAINS(err.msg, "named twice");
+    CHECK(!au_clients_parse("aa,", &mask, &err));
+    CHECK_STR(au_client_name(AU_CLIENT_CUSTOM), "custom");
+}
+
+TEST(audit_client_variants)
+{
+    VmTunables tun;
+    vm_tunables_default(&tun);
+    AuVariantSpec v[AU_MAX_VARIANTS];
+    VmError err = {{0}};
+    CHECK_INT(au_client_variants(AU_CLIENT_INLINE, &tun, v, &err), 2);
+    CHECK_STR(v[1].name, "inline4x");
+    CHECK_INT(v[1].inline_max_callee_size, 4 * tun.inline_max_callee_size);
+    CHECK_INT(v[0].inline_max_callee_size, tun.inline_max_callee_size);
+    CHECK_STR(v[0].optset, "O2");
+    CHECK_INT(au_client_variants(AU_CLIENT_OPTLEVEL, &tun, v, &err), 2);
+    CHECK_STR(v[0].optset, "O2");
+    CHECK_STR(v[1].optset, "O3");
+    CHECK_INT(au_client_variants(AU_CLIENT_UNROLL, &tun, v, &err), 2);
+    CHECK_STR(v[1].optset, "unroll");
+    CHECK_INT(au_client_variants(AU_CLIENT_AA, &tun, v, &err), 2);
+    CHECK(!strcmp(v[0].optset, v[1].optset) && v[0].inline_max_callee_size == v[1].inline_max_callee_size);
+    /* custom: raw option strings, at least two */
+    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &tun, v, &err), 0);
+    CHECK_CONTAINS(err.msg, "audit.custom");
+    tun.audit_custom = "-O0; -O2 -funroll-loops ;O3";
+    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &tun, v, &err), 3);
+    CHECK_STR(v[1].optset, "-O2 -funroll-loops");
+    CHECK_STR(v[2].name, "O3");
+    tun.audit_custom = "-O0;bogus";
+    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &tun, v, &err), 0);
+    CHECK_CONTAINS(err.msg, "unknown option set 'bogus'");
+    tun.audit_optlevel = "O2";
+    CHECK_INT(au_client_variants(AU_CLIENT_OPTLEVEL, &tun, v, &err), 0);
+    tun.audit_clients = "optlevel";
+    CHECK(!au_check_tunables(&tun, &err));
+    tun.audit_optlevel = "O2,O3";
+    tun.audit_concurrent = 0;
+    CHECK(!au_check_tunables(&tun, &err));
+    CHECK_CONTAINS(err.msg, "audit.concurrent");
+}
+
+/* ---- the lifecycle, with a stub compiler ---------------------------------------- */
+
+static VmValue stub_clean0(VmThread *t, VmMethod *m, VmValue *a) { return vm_interp_entry(t, m, a); }
+static VmValue stub_clean1(VmThread *t, VmMethod *m, VmValue *a) { return vm_interp_entry(t, m, a); }
+static VmValue stub_timed(VmThread *t, VmMethod *m, VmValue *a) { return vm_interp_entry(t, m, a); }
+static VmValue stub_dispatch(VmThread *t, VmMethod *m, VmValue *a) { return vm_interp_entry(t, m, a); }
+
+static struct {
+    int n;
+    uint32_t id[16];
+    VmMethod *m[16];
+    JitBakeoffTable *tab[16];
+    bool fail;
+} stub;
+
+static bool stub_compile(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
+{
+    (void)jit;
+    if (stub.n < 16) {
+        stub.id[stub.n] = rq->id;
+        stub.m[stub.n] = rq->m;
+        stub.tab[stub.n] = out;
+        stub.n++;
+    }
+    if (stub.fail)
+        return vm_fail(err, "stub failure");
+    for (int k = 0; k < rq->nvariants; k++) {
+        out->clean[k] = k == 0 ? stub_clean0 : stub_clean1;
+        out->timed[k] = stub_timed;
+    }
+    out->dispatcher = stub_dispatch;
+    return true;
+}
+
+/* Samples of a bakeoff: variant k costs base[k] ± 10%, deterministic. */
+static void feed(uint32_t aid, const double base[2], int per_variant)
+{
+    uint64_t x = 12345;
+    for (int i = 0; i < per_variant; i++)
+        for (int k = 0; k < 2; k++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            double noise = (double)(x >> 11) / (double)(1ULL << 53) * 0.2 - 0.1;
+            au_sample_record(aid, (uint32_t)k, (uint64_t)(base[k] * (1 + noise)), 1);
+        }
+}
+
+static const char *const LIFECYCLE[] = {
+    "audit.clients=aa,custom", "audit.custom=-O0;-O2", "audit.min_samples=200", "audit.trim_window=10",
+    "audit.trim_drop=1", "audit.timeout_ms=60000", NULL,
+};
+
+TEST(audit_bakeoff_queue_and_decisions)
+{
+    Env e;
+    if (!env_new(&e, LIFECYCLE)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *work = method(e.vm, "work"), *twice = method(e.vm, "twice");
+    work->entry = fake_compiled;
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);            /* both seen: their calls count from here */
+    calls(&e, twice, 99);
+    calls(&e, work, 100);
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[8];
+    size_t n = records(&e, r, 8);
+    CHECK_INT(n, 2);                  /* work is hot (100 calls), twice not yet */
+    calls(&e, twice, 1);
+    au_auditor_poll(e.au);
+    n = records(&e, r, 8);
+    CHECK_INT(n, 4);
+    if (n != 4)
+        goto out;
+    /* FIFO by trigger, clients in table order; one running (concurrent 1) */
+    CHECK_STR(r[0].method, "work");
+    CHECK_STR(r[0].client, "aa");
+    CHECK_STR(r[1].client, "custom");
+    CHECK_STR(r[2].method, "twice");
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+    CHECK_INT(r[2].phase, AU_PHASE_QUEUED);
+    CHECK_INT(r[3].phase, AU_PHASE_QUEUED);
+    CHECK_INT(r[1].nvariants, 2);
+    CHECK_STR(r[1].variants[0].optset, "-O0");
+    CHECK_STR(r[1].variants[1].name, "-O2");
+    CHECK_INT(stub.n, 1);
+    CHECK(work->entry == stub_dispatch);
+    CHECK(r[0].t_queued > 0 && r[0].t_started >= r[0].t_queued && r[0].t_sampling >= r[0].t_started);
+
+    /* variant 1 is 20% faster: decided at the next look, its clean code installed */
+    AuAnalysis *an = au_auditor_analysis(e.au);
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 2000);
+    au_analysis_step(an, au_now());
+    n = records(&e, r, 8);
+    CHECK_INT(r[0].phase, AU_PHASE_DONE);
+    CHECK_INT(r[0].result.outcome, AU_WINNER);
+    CHECK_INT(r[0].installed, 1);
+    CHECK(work->entry == stub_clean1);
+    CHECK(r[0].t_decided >= r[0].t_sampling);
+    /* the next poll starts the oldest queued one: work's custom bakeoff */
+    au_auditor_poll(e.au);
+    n = records(&e, r, 8);
+    CHECK_INT(stub.n, 2);
+    CHECK(stub.m[1] == work && stub.id[1] == r[1].id);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[2].phase, AU_PHASE_QUEUED);
+    /* out of wall time: timeout, the default (variant 0) installed */
+    au_analysis_step(an, au_now() + 3600);
+    n = records(&e, r, 8);
+    CHECK_INT(r[1].phase, AU_PHASE_DONE);
+    CHECK_INT(r[1].result.outcome, AU_TIMEOUT);
+    CHECK_INT(r[1].installed, 0);
+    CHECK(work->entry == stub_clean0);
+    /* work is done with both clients: never audited again */
+    calls(&e, work, 1000);
+    au_auditor_poll(e.au);
+    n = records(&e, r, 8);
+    CHECK_INT(n, 4);
+    CHECK_INT(stub.n, 3);
+    CHECK(stub.m[2] == twice);
+    CHECK_INT(r[2].phase, AU_PHASE_SAMPLING);
+out:
+    env_free(&e);
+}
+
+static bool jit_stub(Jit *jit, JitRequest *rq, JitResult *out, VmError *err)
+{
+    (void)jit, (void)rq, (void)err;
+    *out = (JitResult){.entry = fake_compiled};
+    return true;
+}
+
+/* audit.hot_threshold=0 with --jit=sync: the bakeoff starts when the JIT
+ * installs the method's code, on the program's thread, so the call that
+ * made the method hot already finds the dispatcher installed. */
+TEST(audit_bakeoff_starts_at_install)
+{
+    static const char *const set[] = {"audit.clients=aa", "audit.hot_threshold=0", "vm.hot_threshold=3", NULL};
+    Env e;
+    env_jit_compiler = jit_stub;
+    bool ok = env_new(&e, set);
+    env_jit_compiler = NULL;
+    if (!ok) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *twice = method(e.vm, "twice");
+    CHECK_INT(call_int(&e, twice, 1).i, 2);
+    CHECK_INT(call_int(&e, twice, 2).i, 4);
+    CHECK(twice->entry == vm_interp_entry);
+    CHECK_INT(stub.n, 0);
+    CHECK_INT(call_int(&e, twice, 3).i, 6);   /* hot: compiled, installed, audited */
+    CHECK(twice->entry == stub_dispatch);
+    CHECK_INT(stub.n, 1);
+    AuBakeoffRecord r[2];
+    CHECK_INT(records(&e, r, 2), 1);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_STR(r[0].method, "twice");
+    env_free(&e);
+}
+
+TEST(audit_bakeoff_concurrent)
+{
+    static const char *const set[] = {"audit.clients=aa,custom", "audit.custom=-O0;-O2", "audit.concurrent=2", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *work = method(e.vm, "work"), *twice = method(e.vm, "twice");
+    work->entry = fake_compiled;
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, twice, 100);
+    calls(&e, work, 100);
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[8];
+    size_t n = records(&e, r, 8);
+    CHECK_INT(n, 4);
+    /* two at once, but never two of one method: work/aa and twice/aa */
+    CHECK_INT(stub.n, 2);
+    if (n == 4) {
+        CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+        CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+        CHECK_INT(r[2].phase, AU_PHASE_SAMPLING);
+        CHECK_INT(r[3].phase, AU_PHASE_QUEUED);
+    }
+    env_free(&e);
+}
+
+TEST(audit_bakeoff_compile_failure)
+{
+    Env e;
+    if (!env_new(&e, LIFECYCLE)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    stub.fail = true;
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *work = method(e.vm, "work");
+    work->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, work, 100);
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[8];
+    size_t n = records(&e, r, 8);
+    CHECK_INT(n, 2);
+    /* the first failed, the method kept its code, and the next one started
+     * (and failed) in the same round: the slot came free */
+    CHECK_INT(stub.n, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_STR(r[0].failure, "stub failure");
+    CHECK_INT(r[1].phase, AU_PHASE_FAILED);
+    CHECK_INT(r[0].installed, -1);
+    CHECK(work->entry == fake_compiled);
+    env_free(&e);
+}
+
+/* The real compiler with jit.fail_every=2: variant 0 compiles (attempt 1),
+ * variant 1 is the injected failure (attempt 2); nothing is installed. */
+TEST(audit_bakeoff_injected_failure)
+{
+    static const char *const set[] = {"audit.clients=aa", "jit.fail_every=2", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    VmMethod *twice = method(e.vm, "twice");
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, twice, 100);
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[4];
+    size_t n = records(&e, r, 4);
+    CHECK_INT(n, 1);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_CONTAINS(r[0].failure, "variant 1: injected failure");
+    CHECK(twice->entry == fake_compiled);
+    CHECK_INT(call_int(&e, twice, 21).i, 42);
+    env_free(&e);
+}
+
+/* ---- the real dispatcher ---------------------------------------------------------- */
+
+typedef struct Count {
+    uint32_t aid;
+    uint64_t per[AU_MAX_VARIANTS];
+    uint64_t other;
+} Count;
+
+static void count_sample(void *ctx, const AuSample *s)
+{
+    Count *c = ctx;
+    if (s->bakeoff == c->aid && s->variant < AU_MAX_VARIANTS && s->weight == 1 && s->cycles > 0)
+        c->per[s->variant]++;
+    else
+        c->other++;
+}
+
+/* sample_every 5, burst 2, no jitter: the analysis's parameters are
+ * exactly reset 8, burst 2; the generated fast path plus the slow path
+ * must time exactly the calls au_policy_next times, variant for variant,
+ * and leave the thread's state where au_policy_next leaves it. */
+TEST(audit_dispatcher_counts)
+{
+    static const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2",
+                                      "audit.jitter=0", "audit.buffer_slots=65536", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    VmMethod *twice = method(e.vm, "twice");
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, twice, 100);
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[2];
+    size_t n = records(&e, r, 2);
+    CHECK_INT(n, 1);
+    if (n != 1 || r[0].phase != AU_PHASE_SAMPLING) {
+        test_fail(__FILE__, __LINE__, "no dispatcher: %s", n ? r[0].failure : "no bakeoff");
+        env_free(&e);
+        return;
+    }
+    AuPolicyParams *p = au_analysis_policy(au_auditor_analysis(e.au));
+    CHECK_INT(p->reset, 8);
+    CHECK_INT(p->burst, 2);
+    /* the bakeoff's id as the analysis knows it: from the dispatcher's samples */
+    AuPolicyState sim = {0};
+    uint64_t want[AU_MAX_VARIANTS] = {0}, clean = 0;
+    const int N = 20000;
+    for (int i = 0; i < N; i++) {
+        CHECK_INT(call_int(&e, twice, i).i, 2 * i);
+        int k = au_policy_next(&sim, p, 2);
+        if (k == AU_CLEAN)
+            clean++;
+        else
+            want[k]++;
+    }
+    Count c = {0};
+    /* which id: the only bakeoff; samples of others would land in `other` */
+    AuResult res;
+    for (uint32_t id = 1; id < 8; id++)
+        if (au_analysis_result(au_auditor_analysis(e.au), id, &res))
+            c.aid = id;
+    AuDrainCounts dc = {0};
+    au_samples_drain(count_sample, &c, &dc);
+    CHECK_INT(c.other, 0);
+    CHECK_INT(c.per[0], want[0]);
+    CHECK_INT(c.per[1], want[1]);
+    CHECK_INT(want[0] + want[1], N / 5);
+    CHECK_INT(clean, N - N / 5);
+    CHECK_INT(dc.dropped, 0);
+    /* the thread's state for the slot: as the simulation's */
+    AuPolicyState *st = (AuPolicyState *)e.t->audit[0];
+    CHECK_INT(st->countdown, sim.countdown);
+    CHECK_INT(st->variant, sim.variant);
+    env_free(&e);
+}
+
+/* ---- end to end, with the auditor's threads ------------------------------------------ */
+
+/* Calls work(200) until the first bakeoff is decided (or max_seconds);
+ * every result must equal the interpreter's.  Returns the record. */
+static bool until_decided(Env *e, double max_seconds, AuBakeoffRecord *out)
+{
+    VmMethod *work = method(e->vm, "work");
+    VmValue a[1] = {{.i = 200}};
+    double want = vm_interp_entry(e->t, work, a).f;
+    work->entry = fake_compiled;
+    VmError err = {{0}};
+    if (!au_auditor_start(e->au, &err)) {
+        test_fail(__FILE__, __LINE__, "start: %s", err.msg);
+        return false;
+    }
+    double t0 = au_now();
+    bool same = true;
+    for (;;) {
+        for (int i = 0; i < 2000; i++) {
+            a[0].i = 200;
+            same &= work->entry(e->t, work, a).f == want;
+        }
+        size_t n = au_bakeoffs_snapshot(e->au, out, 1);
+        if (n && (out->phase == AU_PHASE_DONE || out->phase == AU_PHASE_FAILED))
+            break;
+        if (au_now() - t0 > max_seconds) {
+            test_fail(__FILE__, __LINE__, "no decision in %.0f s (phase %s)", max_seconds,
+                      n ? au_phase_name(out->phase) : "none");
+            return false;
+        }
+    }
+    CHECK(same);
+    CHECK_INT(out->phase, AU_PHASE_DONE);
+    if (out->phase == AU_PHASE_FAILED)
+        test_fail(__FILE__, __LINE__, "bakeoff failed: %s", out->failure);
+    /* the installed code computes the same */
+    a[0].i = 200;
+    CHECK(work->entry(e->t, work, a).f == want);
+    return out->phase == AU_PHASE_DONE;
+}
+
+TEST(audit_end_to_end_custom_O0_vs_O2)
+{
+    static const char *const set[] = {"audit.clients=custom", "audit.custom=-O0;-O2", "audit.min_samples=2000",
+                                      "audit.timeout_ms=120000", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    AuBakeoffRecord r;
+    if (until_decided(&e, 120, &r)) {
+        CHECK_INT(r.result.outcome, AU_WINNER);
+        CHECK_INT(r.installed, 1);
+        CHECK_STR(r.variants[r.installed].name, "-O2");
+        CHECK(r.result.rel < -0.3);   /* -O2 at least 30% faster than -O0 */
+        if (getenv("AUDIT_E2E_VERBOSE"))
+            fprintf(stderr, "custom: %s rel=%.3f [%.3f, %.3f] samples=%llu/%llu in %.2f s\n",
+                    au_outcome_name(r.result.outcome), r.result.rel, r.result.rel_lo, r.result.rel_hi,
+                    (unsigned long long)r.result.v[0].samples, (unsigned long long)r.result.v[1].samples,
+                    r.t_decided - r.t_sampling);
+    }
+    env_free(&e);
+}
+
+/* Two identical variants: no-difference or timeout, never another result.
+ * A winner is a false positive (≤ 1% by the test's guarantee): one retry. */
+TEST(audit_end_to_end_aa)
+{
+    static const char *const set[] = {"audit.clients=aa", "audit.min_samples=2000", "audit.timeout_ms=4000", NULL};
+    for (int attempt = 0; attempt < 2; attempt++) {
+        Env e;
+        if (!env_new(&e, set)) {
+            env_free(&e);
+            return;
+        }
+        AuBakeoffRecord r;
+        bool decided = until_decided(&e, 60, &r);
+        env_free(&e);
+        if (!decided)
+            return;
+        if (getenv("AUDIT_E2E_VERBOSE"))
+            fprintf(stderr, "aa: %s rel=%.4f [%.4f, %.4f] samples=%llu/%llu in %.2f s\n",
+                    au_outcome_name(r.result.outcome), r.result.rel, r.result.rel_lo, r.result.rel_hi,
+                    (unsigned long long)r.result.v[0].samples, (unsigned long long)r.result.v[1].samples,
+                    r.t_decided - r.t_sampling);
+        if (r.result.outcome == AU_NO_DIFFERENCE || r.result.outcome == AU_TIMEOUT) {
+            CHECK_INT(r.installed, 0);
+            return;
+        }
+    }
+    test_fail(__FILE__, __LINE__, "aa declared a winner twice in a row");
+}

@@ -1,0 +1,175 @@
+/* tests/unit/test_audit_policy.c — the dispatch policy (audit/policy.c):
+ * clean vs timed calls, burst lengths, rotation among variants, the random
+ * ε of every analysis round, sampling off, per-thread state. */
+#include "audit.h"
+#include "test.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+typedef struct Tally {
+    long clean, timed, per_variant[AU_MAX_VARIANTS];
+    long bursts, burst_min, burst_max;
+    int order[64];              /* variants of the first bursts */
+    uint64_t hash;              /* of the whole call sequence */
+} Tally;
+
+/* Runs `calls` calls; every `perturb_every` calls (0: never) redraws the
+ * parameters as the analysis thread would. */
+static void run(Tally *t, AuPolicyState *st, AuPolicyParams *p, int n, long calls,
+                long perturb_every, AuRng *rng, int32_t every, int32_t burst, int32_t jitter)
+{
+    *t = (Tally){.burst_min = 1L << 30, .hash = 1469598103934665603ull};
+    long run_len = 0;
+    int run_variant = -1;
+    for (long i = 0; i < calls; i++) {
+        if (perturb_every && i % perturb_every == 0)
+            au_policy_perturb(p, every, burst, jitter, rng);
+        int k = au_policy_next(st, p, n);
+        t->hash = (t->hash ^ (uint64_t)(k + 2)) * 1099511628211ull;
+        if (k == AU_CLEAN) {
+            t->clean++;
+        } else {
+            CHECK(k >= 0 && k < n);
+            t->timed++;
+            t->per_variant[k]++;
+        }
+        /* a burst: consecutive timed calls to one variant, ended by a clean
+         * call or a change of variant */
+        bool ends = run_len && (k != run_variant);
+        if (ends) {
+            if (t->bursts < 64)
+                t->order[t->bursts] = run_variant;
+            t->bursts++;
+            if (run_len < t->burst_min)
+                t->burst_min = run_len;
+            if (run_len > t->burst_max)
+                t->burst_max = run_len;
+            run_len = 0;
+        }
+        if (k != AU_CLEAN) {
+            run_variant = k;
+            run_len++;
+        }
+    }
+}
+
+/* Fixed parameters: exactly 1 call in 20 timed, bursts of exactly 4,
+ * variants in turn, the same count for each. */
+TEST(audit_policy_counts)
+{
+    AuPolicyParams p;
+    AuRng rng;
+    au_rng_seed(&rng, 1);
+    au_policy_perturb(&p, 20, 4, 0, &rng);   /* jitter 0: the base values */
+    CHECK_INT(p.burst, 4);
+    CHECK_INT(p.reset, 76);
+    AuPolicyState st = {0};
+    Tally t;
+    run(&t, &st, &p, 2, 80000, 0, &rng, 20, 4, 0);
+    CHECK_INT(t.timed, 4000);
+    CHECK_INT(t.clean, 76000);
+    CHECK_INT(t.per_variant[0], 2000);
+    CHECK_INT(t.per_variant[1], 2000);
+    CHECK_INT(t.bursts, 1000);
+    CHECK_INT(t.burst_min, 4);
+    CHECK_INT(t.burst_max, 4);
+    for (int i = 0; i < 64; i++)
+        CHECK_INT(t.order[i], i % 2);
+
+    /* three variants rotate 0, 1, 2, 0, ... */
+    st = (AuPolicyState){0};
+    run(&t, &st, &p, 3, 60000, 0, &rng, 20, 4, 0);
+    CHECK_INT(t.timed, 3000);
+    for (int k = 0; k < 3; k++)
+        CHECK_INT(t.per_variant[k], 1000);
+    for (int i = 0; i < 64; i++)
+        CHECK_INT(t.order[i], i % 3);
+
+    /* burst 1 and 1 timed call in 2 */
+    au_policy_perturb(&p, 2, 1, 0, &rng);
+    st = (AuPolicyState){0};
+    run(&t, &st, &p, 2, 1000, 0, &rng, 2, 1, 0);
+    CHECK_INT(t.timed, 500);
+    CHECK_INT(t.burst_max, 1);
+}
+
+/* With the ε redrawn every 10,000 calls (jitter 25%): bursts of 3–5, the
+ * timed share still 1 in 20 on average, and the same seed gives the same
+ * calls. */
+TEST(audit_policy_jitter)
+{
+    AuPolicyParams p;
+    AuRng rng;
+    au_rng_seed(&rng, 42);
+    AuPolicyState st = {0};
+    Tally t;
+    run(&t, &st, &p, 2, 2000000, 10000, &rng, 20, 4, 25);
+    double share = (double)t.timed / (t.timed + t.clean);
+    CHECK(share > 0.0485 && share < 0.0515);
+    CHECK_INT(t.burst_min, 3);
+    CHECK_INT(t.burst_max, 5);
+    CHECK(labs(t.per_variant[0] - t.per_variant[1]) <= t.timed / 100);
+    uint64_t h = t.hash;
+    au_rng_seed(&rng, 42);
+    st = (AuPolicyState){0};
+    run(&t, &st, &p, 2, 2000000, 10000, &rng, 20, 4, 25);
+    CHECK(t.hash == h);
+    au_rng_seed(&rng, 43);
+    st = (AuPolicyState){0};
+    run(&t, &st, &p, 2, 2000000, 10000, &rng, 20, 4, 25);
+    CHECK(t.hash != h);
+    /* the redrawn values vary around the base */
+    int distinct = 0, last = -1;
+    for (int i = 0; i < 100; i++) {
+        au_policy_perturb(&p, 20, 4, 25, &rng);
+        CHECK(p.burst >= 3 && p.burst <= 5);
+        CHECK(p.reset >= p.burst * 19 * 3 / 4 - 1 && p.reset <= p.burst * 19 * 5 / 4 + 1);
+        distinct += p.reset != last;
+        last = p.reset;
+    }
+    CHECK(distinct > 50);
+}
+
+/* Sampling off (audit.sample_every=0): never a timed call, and a state
+ * left by earlier parameters settles at once. */
+TEST(audit_policy_off)
+{
+    AuPolicyParams p;
+    AuRng rng;
+    au_rng_seed(&rng, 1);
+    au_policy_perturb(&p, 0, 4, 25, &rng);
+    CHECK(p.reset < 0);
+    AuPolicyState st = {.countdown = -2, .variant = 7};
+    Tally t;
+    run(&t, &st, &p, 2, 1000000, 0, &rng, 0, 4, 25);
+    CHECK_INT(t.timed, 0);
+    /* a variant index from a bakeoff with more variants is not returned */
+    au_policy_perturb(&p, 20, 4, 0, &rng);
+    st = (AuPolicyState){.countdown = 0, .variant = 7};
+    CHECK_INT(au_policy_next(&st, &p, 2), 0);
+}
+
+static void *other_thread(void *arg)
+{
+    AuPolicyState **out = arg;
+    out[0] = au_policy_state(0);
+    out[1] = au_policy_state(1);
+    CHECK(out[0]->countdown == 0 && out[0]->variant == 0);   /* fresh per thread */
+    return NULL;
+}
+
+/* Each thread has its own state per slot. */
+TEST(audit_policy_state)
+{
+    AuPolicyState *mine0 = au_policy_state(0), *mine1 = au_policy_state(1), *theirs[2];
+    CHECK(mine0 && mine1 && mine0 != mine1);
+    CHECK(au_policy_state(-1) == NULL && au_policy_state(AU_MAX_SLOTS) == NULL);
+    mine0->countdown = 123;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, other_thread, theirs) == 0);
+    pthread_join(th, NULL);
+    CHECK(theirs[0] != mine0 && theirs[1] != mine1);
+    CHECK_INT(mine0->countdown, 123);
+    *mine0 = (AuPolicyState){0};
+}

@@ -1,0 +1,559 @@
+/* tests/unit/test_audit_report.c — the auditor's reports (audit/report.c)
+ * and the --stats writer (vm/profile.c): bakeoffs[] JSON for records in
+ * every phase and outcome, with strings that need escaping, bytes that are
+ * not UTF-8, unterminated strings, NaN and infinities, bad indexes; the
+ * --log=audit lines; the stats hook; the periodic writer.
+ *
+ * Every JSON text is parsed back by json_valid below, a strict checker of
+ * RFC 8259 (no python in make test): a test passes only if the output is
+ * JSON, not merely if it contains the expected pieces.
+ */
+#include "bakeoff.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json_check.h"
+
+/* Is text[0..n) exactly one JSON value (with whitespace around)? */
+static bool json_valid_n(const char *text, size_t n)
+{
+    size_t at;
+    const char *why = json_check(text, n, &at);
+    if (why)
+        test_fail(__FILE__, __LINE__, "invalid JSON (%s) at offset %zu: '%.40s'", why, at, text + at);
+    return !why;
+}
+
+static bool json_valid(const char *text)
+{
+    return json_valid_n(text, strlen(text));
+}
+
+/* The checker itself must reject what is not JSON, or the tests prove nothing. */
+TEST(audit_report_checker)
+{
+    const char *good[] = {"[]", "{}", "null", " [1,-0.5e+3,\"a\\u00e9\\n\",true,{\"k\":[null]}] ",
+                          "\"\xc3\xa9\"", "0", "-0", "1E5"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        CHECK(json_valid(good[i]));
+    const char *bad[] = {"[1,]", "{\"a\":1,}", "[nan]", "[NaN]", "[inf]", "[01]", "[1.]", "[.5]",
+                         "\"a\nb\"", "\"\\x\"", "\"\xff\"", "\"\xc0\x80\"", "[1", "{\"a\" 1}",
+                         "[] []", "\"\\u12\"", "[+1]", "{1:2}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (!json_check(bad[i], strlen(bad[i]), NULL))
+            test_fail(__FILE__, __LINE__, "checker accepted '%s'", bad[i]);
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+static void spec(AuVariantSpec *v, const char *name, const char *opts, int callee)
+{
+    snprintf(v->name, sizeof v->name, "%s", name);
+    snprintf(v->optset, sizeof v->optset, "%s", opts);
+    v->inline_max_callee_size = callee;
+    v->inline_max_depth = 3;
+    v->inline_max_growth = 400;
+}
+
+/* A two-variant bakeoff in the given phase and outcome; default is
+ * variant 0 ("default", 1000 cycles), variant 1 "inline4x" is 5% faster. */
+static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
+{
+    AuBakeoffRecord r;
+    memset(&r, 0, sizeof r);
+    r.id = id;
+    snprintf(r.method, sizeof r.method, "Foo.bar");
+    snprintf(r.client, sizeof r.client, "inline");
+    r.phase = phase;
+    r.nvariants = 2;
+    spec(&r.variants[0], "default", "O2", 40);
+    spec(&r.variants[1], "inline4x", "O2", 160);
+    r.installed = -1;
+    r.t_queued = 0.5;
+    AuResult *res = &r.result;
+    res->outcome = outcome;
+    res->test = AU_TEST_SEQUENTIAL;
+    res->best = res->runner_up = -1;
+    if (phase >= AU_PHASE_COMPILING)
+        r.t_started = 0.75;
+    if (phase >= AU_PHASE_SAMPLING && phase != AU_PHASE_FAILED) {
+        r.t_sampling = 1.0;
+        res->nvariants = 2;
+        res->v[0] = (AuVariantResult){.samples = 12000, .received = 13400, .trimmed = 1340,
+                                      .mean = 1000, .stddev = 120, .rel = 0.0526, .rel_lo = 0.03,
+                                      .rel_hi = 0.075, .slower = true};
+        res->v[1] = (AuVariantResult){.samples = 11990, .received = 13390, .trimmed = 1339,
+                                      .mean = 950, .stddev = 110};
+        res->best = 1;
+        res->runner_up = 0;
+        res->confidence = 0.9995;
+        res->rel = -0.05, res->rel_lo = -0.07, res->rel_hi = -0.029;
+    }
+    if (phase == AU_PHASE_DONE) {
+        r.t_decided = 3.25;
+        res->install = outcome == AU_WINNER ? 1 : 0;
+        r.installed = res->install;
+    }
+    if (phase == AU_PHASE_FAILED)
+        snprintf(r.failure, sizeof r.failure, "gcc: error: unrecognized option '-fbogus'");
+    return r;
+}
+
+/* What f (an open_memstream) holds after writing */
+static char *take(FILE *f, char **buf)
+{
+    fclose(f);
+    return *buf;
+}
+
+TEST(audit_report_json_phases_outcomes)
+{
+    AuBakeoffRecord r[8];
+    size_t n = 0;
+    r[n++] = record(1, AU_PHASE_QUEUED, AU_RUNNING);
+    r[n++] = record(2, AU_PHASE_COMPILING, AU_RUNNING);
+    r[n++] = record(3, AU_PHASE_SAMPLING, AU_RUNNING);
+    r[n++] = record(4, AU_PHASE_DONE, AU_WINNER);
+    r[n++] = record(5, AU_PHASE_DONE, AU_NO_DIFFERENCE);
+    r[n++] = record(6, AU_PHASE_DONE, AU_TIMEOUT);
+    r[n++] = record(7, AU_PHASE_FAILED, AU_RUNNING);
+    r[n] = record(8, AU_PHASE_DONE, AU_WINNER);
+    r[n].oracle = true;
+    r[n++].result.test = AU_TEST_PAPER;
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    au_report_json(f, r, n, "");
+    char *s = take(f, &buf);
+    CHECK(json_valid(s));
+    /* one bakeoff object per line, variants last on it */
+    int lines = 0;
+    for (char *p = strstr(s, "\n{\"id\":"); p; p = strstr(p + 1, "\n{\"id\":"))
+        lines++;
+    CHECK_INT(lines, 8);
+    CHECK(!strncmp(s, "[\n{\"id\":1,", 10));
+    CHECK(!strcmp(s + strlen(s) - 3, "}\n]"));
+
+    CHECK_CONTAINS(s, "{\"id\":1,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"queued\","
+                      "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":null,"
+                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"confidence\":null,"
+                      "\"relative_difference\":null,\"relative_difference_interval\":null,"
+                      "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
+                      "\"duration\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
+                      "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
+                      "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
+                      "\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":null,"
+                      "\"relative_to_best_interval\":null,\"slower\":false},{\"name\":\"inline4x\"");
+    CHECK_CONTAINS(s, "{\"id\":2,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"compiling\",");
+    CHECK_CONTAINS(s, "\"t_started\":0.750000,\"t_sampling\":null");
+    CHECK_CONTAINS(s, "{\"id\":3,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"sampling\","
+                      "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":\"inline4x\","
+                      "\"runner_up\":\"default\",\"test\":\"sequential\",\"oracle\":false,"
+                      "\"confidence\":0.9995,\"relative_difference\":-0.05,"
+                      "\"relative_difference_interval\":[-0.07,-0.029],");
+    CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
+                      "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
+    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"failure\":null,"
+                      "\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
+                      "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
+                      "\"received\":13400,\"outliers_dropped\":1340,\"mean_cycles\":1000,"
+                      "\"stddev_cycles\":120,\"relative_to_best\":0.0526,"
+                      "\"relative_to_best_interval\":[0.03,0.075],\"slower\":true},"
+                      "{\"name\":\"inline4x\",\"options\":\"O2\",\"inline_max_callee_size\":160,"
+                      "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":11990,"
+                      "\"received\":13390,\"outliers_dropped\":1339,\"mean_cycles\":950,"
+                      "\"stddev_cycles\":110,\"relative_to_best\":0,"
+                      "\"relative_to_best_interval\":[0,0],\"slower\":false}]}");
+    CHECK_CONTAINS(s, "{\"id\":5,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
+                      "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":\"default\",");
+    CHECK_CONTAINS(s, "{\"id\":6,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
+                      "\"outcome\":\"timeout\",\"winner\":null,\"installed\":\"default\",");
+    CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
+                      "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
+    CHECK_CONTAINS(s, "\"duration\":null,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
+    CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
+                      "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
+                      "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
+    free(s);
+
+    /* an empty list, and an indent */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    au_report_json(f, r, 0, "  ");
+    s = take(f, &buf);
+    CHECK_STR(s, "[]");
+    free(s);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    au_report_json(f, r, 1, "  ");
+    s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK(!strncmp(s, "[\n  {\"id\":1,", 11));
+    CHECK(!strcmp(s + strlen(s) - 5, "}\n  ]"));
+    free(s);
+}
+
+TEST(audit_report_json_hostile_records)
+{
+    AuBakeoffRecord r[4];
+    /* strings that need escapes, bytes that are not UTF-8, valid UTF-8 */
+    r[0] = record(1, AU_PHASE_FAILED, AU_RUNNING);
+    snprintf(r[0].method, sizeof r[0].method, "A\"b\\c\nd\te\x01\x7f" "caf\xc3\xa9 \xff\xfe \xc0\xaf \xed\xa0\x80");
+    snprintf(r[0].client, sizeof r[0].client, "cust\"om");
+    snprintf(r[0].variants[0].optset, sizeof r[0].variants[0].optset, "-O3 \"-fx\"\\");
+    snprintf(r[0].failure, sizeof r[0].failure, "line1\nline2\r\x1b[31m");
+    /* NaN and infinities everywhere a number goes */
+    r[1] = record(2, AU_PHASE_DONE, AU_WINNER);
+    r[1].result.confidence = NAN;
+    r[1].result.rel = INFINITY;
+    r[1].result.rel_lo = -INFINITY;
+    r[1].result.v[0].mean = NAN;
+    r[1].result.v[0].stddev = INFINITY;
+    r[1].result.v[0].rel_hi = NAN;
+    r[1].t_decided = NAN;
+    r[1].t_queued = INFINITY;
+    /* strings without their NUL, indexes out of range, a bad phase and outcome */
+    r[2] = record(3, AU_PHASE_DONE, AU_WINNER);
+    memset(r[2].method, 'm', sizeof r[2].method);
+    memset(r[2].client, 'c', sizeof r[2].client);
+    memset(r[2].variants[0].name, 'n', sizeof r[2].variants[0].name);
+    memset(r[2].variants[0].optset, 'o', sizeof r[2].variants[0].optset);
+    memset(r[2].failure, 'f', sizeof r[2].failure);
+    r[2].result.install = 7;
+    r[2].installed = 99;
+    r[2].result.runner_up = -5;
+    r[2].phase = (AuPhase)42;
+    r[3] = record(4, AU_PHASE_DONE, AU_WINNER);
+    r[3].nvariants = 1000;
+    r[3].result.outcome = (AuOutcome)77;
+    r[3].result.test = (AuTest)9;
+    r[3].result.best = 12;
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    au_report_json(f, r, 4, "");
+    char *s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK_CONTAINS(s, "\"method\":\"A\\\"b\\\\c\\nd\\te\\u0001\\u007fcaf\xc3\xa9 \\ufffd\\ufffd "
+                      "\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd\",\"client\":\"cust\\\"om\"");
+    CHECK_CONTAINS(s, "\"options\":\"-O3 \\\"-fx\\\"\\\\\"");
+    CHECK_CONTAINS(s, "\"failure\":\"line1\\nline2\\u000d\\u001b[31m\"");
+    CHECK_CONTAINS(s, "\"confidence\":null,\"relative_difference\":null,"
+                      "\"relative_difference_interval\":null,\"t_queued\":null,");
+    CHECK_CONTAINS(s, "\"t_decided\":null,\"duration\":null,");
+    CHECK_CONTAINS(s, "\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":0.0526,"
+                      "\"relative_to_best_interval\":null,");
+    /* bounded strings: exactly the array's bytes */
+    char want[AU_NAME_MAX + 16] = "\"method\":\"";
+    memset(want + 10, 'm', AU_NAME_MAX);
+    memcpy(want + 10 + AU_NAME_MAX, "\",", 3);
+    CHECK_CONTAINS(s, want);
+    CHECK_CONTAINS(s, "\"phase\":\"unknown\",\"outcome\":\"winner\",\"winner\":null,\"installed\":null,"
+                      "\"best\":\"inline4x\",\"runner_up\":null,");
+    CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
+                      "\"outcome\":\"unknown\",\"winner\":null,\"installed\":\"inline4x\",\"best\":null,"
+                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"confidence\":null,");
+    CHECK_CONTAINS(s, "{\"name\":\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\",\"options\":\"oooo");
+    /* nvariants 1000 is clamped to AU_MAX_VARIANTS */
+    const char *r4 = strstr(s, "{\"id\":4,");
+    int nv = 0;
+    for (const char *p = r4 ? strstr(r4, "{\"name\":") : NULL; p; p = strstr(p + 1, "{\"name\":"))
+        nv++;
+    CHECK_INT(nv, AU_MAX_VARIANTS);
+    free(s);
+}
+
+/* ---- the stats hook ---------------------------------------------------- */
+
+typedef struct FakeAuditor {
+    AuBakeoffRecord r[40];
+    size_t n;
+    size_t grow;                    /* records added at each snapshot */
+    int calls;
+} FakeAuditor;
+
+static size_t fake_snapshot(AuAuditor *au, AuBakeoffRecord *out, size_t max)
+{
+    FakeAuditor *a = (FakeAuditor *)au;
+    a->calls++;
+    if (a->n + a->grow <= sizeof a->r / sizeof *a->r)
+        a->n += a->grow;
+    for (size_t i = 0; i < a->n && i < max; i++)
+        out[i] = a->r[i];
+    return a->n;
+}
+
+static void fake_extra(Vm *vm, FILE *f, void *ctx)
+{
+    (void)vm;
+    au_report_stats(f, fake_snapshot, ctx);
+}
+
+TEST(audit_report_stats_member)
+{
+    static FakeAuditor a;
+    memset(&a, 0, sizeof a);
+    for (size_t i = 0; i < 40; i++)
+        a.r[i] = record((uint32_t)i + 1, (AuPhase)(i % 5), (AuOutcome)(i % 4));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fputs("{\"x\":1", f);
+    au_report_stats(f, fake_snapshot, (AuAuditor *)&a);
+    fputc('}', f);
+    char *s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK(!strncmp(s, "{\"x\":1,\n\"bakeoffs\":[]}", 22));
+    free(s);
+
+    /* more records than the first buffer holds, growing between snapshots:
+     * every record of the last snapshot, none twice */
+    a.n = 14;   /* 19 at the first snapshot: more than its 16 slots */
+    a.grow = 5;
+    a.calls = 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    fputs("{\"x\":1", f);
+    au_report_stats(f, fake_snapshot, (AuAuditor *)&a);
+    fputc('}', f);
+    s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK(a.calls >= 2);
+    int k = 0;
+    for (char *p = strstr(s, "{\"id\":"); p; p = strstr(p + 1, "{\"id\":"))
+        k++;
+    CHECK_INT(k, (int)a.n);
+    char last[32];
+    snprintf(last, sizeof last, "{\"id\":%zu,", a.n);
+    CHECK_CONTAINS(s, last);
+    free(s);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    char chunk[4096];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, k, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+/* vm_stats_write with the hook: one JSON document, methods and bakeoffs */
+TEST(audit_report_stats_file)
+{
+    static FakeAuditor a;
+    memset(&a, 0, sizeof a);
+    a.n = 3;
+    a.r[0] = record(1, AU_PHASE_DONE, AU_WINNER);
+    a.r[1] = record(2, AU_PHASE_SAMPLING, AU_RUNNING);
+    a.r[2] = record(3, AU_PHASE_FAILED, AU_RUNNING);
+    VmModule *mod = vm_module_new();
+    mod->name = strdup("prog");
+    mod->nmethods = 2;
+    mod->methods = calloc(2, sizeof *mod->methods);
+    mod->methods[0] = (VmMethod){.name = "main", .prof = {.calls = 1}};
+    mod->methods[1] = (VmMethod){.name = "Foo.bar", .prof = {.calls = 7, .hot = true}};
+    Vm vm = {.module = mod};
+    vm.hooks.stats_extra = fake_extra;
+    vm.hooks.stats_ctx = &a;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tally-unit-report-%d.json", (int)getpid());
+    VmError err = {{0}};
+    CHECK(vm_stats_write(&vm, path, &err));
+    char *s = slurp(path);
+    CHECK(s && json_valid(s));
+    CHECK_CONTAINS(s, "{\"version\":1,\"module\":\"prog\",\"methods\":[\n{\"name\":\"main\",\"calls\":1,");
+    CHECK_CONTAINS(s, "\"blocks\":[]},\n{\"name\":\"Foo.bar\",\"calls\":7,\"backedges\":0,\"hot\":true,");
+    CHECK_CONTAINS(s, "\"blocks\":[]}],\n\"bakeoffs\":[\n{\"id\":1,");
+    CHECK_CONTAINS(s, "\n{\"id\":3,");
+    CHECK(s && !strcmp(s + strlen(s) - 5, "}\n]}\n"));
+    free(s);
+    remove(path);
+    for (uint32_t i = 0; i < mod->nmethods; i++)
+        mod->methods[i] = (VmMethod){0};
+    vm_module_free(mod);
+}
+
+/* a hook that counts its calls and makes each write visibly different */
+static int extra_calls;
+static void counting_extra(Vm *vm, FILE *f, void *ctx)
+{
+    (void)vm, (void)ctx;
+    fprintf(f, ",\n\"writes\":%d", __atomic_add_fetch(&extra_calls, 1, __ATOMIC_RELAXED));
+}
+
+/* The periodic writer rewrites the file while "the program runs" (here:
+ * while this thread sleeps and bumps a counter), always whole; stop
+ * writes it once more.  No signals here: they would end the test runner. */
+TEST(audit_report_periodic_writer)
+{
+    VmModule *mod = vm_module_new();
+    mod->name = strdup("periodic");
+    mod->nmethods = 1;
+    mod->methods = calloc(1, sizeof *mod->methods);
+    mod->methods[0] = (VmMethod){.name = "main"};
+    Vm vm = {.module = mod};
+    vm.hooks.stats_extra = counting_extra;
+    extra_calls = 0;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tally-unit-periodic-%d.json", (int)getpid());
+    remove(path);
+    VmError err = {{0}};
+    VmStatsWriter *w = vm_stats_writer_start(&vm, path, 20, false, &err);
+    CHECK(w != NULL);
+    int valid = 0, reads = 0;
+    uint64_t last_calls = 0;
+    bool increasing = true;
+    for (int i = 0; i < 40; i++) {
+        __atomic_add_fetch(&mod->methods[0].prof.calls, 3, __ATOMIC_RELAXED);
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        char *s = slurp(path);
+        if (!s)
+            continue;
+        reads++;
+        /* a reader never sees half a file: every read is complete JSON */
+        valid += json_valid(s);
+        const char *c = strstr(s, "\"calls\":");
+        uint64_t calls = c ? strtoull(c + 8, NULL, 10) : 0;
+        if (calls < last_calls)
+            increasing = false;
+        last_calls = calls;
+        free(s);
+    }
+    CHECK(reads > 0);
+    CHECK_INT(valid, reads);
+    CHECK(increasing);
+    CHECK(last_calls > 0);
+    int before = __atomic_load_n(&extra_calls, __ATOMIC_RELAXED);
+    CHECK(before >= 3);   /* 200 ms at a period of 20 ms */
+    CHECK(vm_stats_writer_stop(w, &err));
+    CHECK_INT(extra_calls, before + 1);   /* the final write, and nothing after */
+    char *s = slurp(path);
+    CHECK(s && json_valid(s));
+    CHECK_CONTAINS(s, "\"calls\":120,");
+    char tmp[80];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    CHECK(access(tmp, F_OK) != 0);
+    free(s);
+    remove(path);
+
+    /* period 0: only the final write */
+    extra_calls = 0;
+    w = vm_stats_writer_start(&vm, path, 0, false, &err);
+    CHECK(w != NULL);
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    CHECK(access(path, F_OK) != 0);
+    CHECK(vm_stats_writer_stop(w, &err));
+    CHECK_INT(extra_calls, 1);
+    remove(path);
+
+    /* a directory that does not exist: the final write says so */
+    w = vm_stats_writer_start(&vm, "/nonexistent-dir/s.json", 10, false, &err);
+    CHECK(w != NULL);
+    nanosleep(&ts, NULL);
+    CHECK(!vm_stats_writer_stop(w, &err));
+    CHECK_CONTAINS(err.msg, "cannot write '/nonexistent-dir/s.json.tmp'");
+    CHECK(vm_stats_writer_start(&vm, "", 10, false, &err) == NULL);
+
+    for (uint32_t i = 0; i < mod->nmethods; i++)
+        mod->methods[i] = (VmMethod){0};
+    vm_module_free(mod);
+}
+
+/* ---- --log=audit ------------------------------------------------------------ */
+
+static char *log_line(double t, const AuBakeoffRecord *r, AuEvent ev)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    au_log_event(f, t, r, ev);
+    fclose(f);
+    return buf;
+}
+
+TEST(audit_report_log_lines)
+{
+    AuBakeoffRecord r = record(7, AU_PHASE_QUEUED, AU_RUNNING);
+    char *s = log_line(0.5, &r, AU_EV_QUEUED);
+    CHECK_STR(s, "[500.000ms] audit: queued #7 Foo.bar client=inline variants=default,inline4x\n");
+    free(s);
+    r = record(7, AU_PHASE_COMPILING, AU_RUNNING);
+    s = log_line(0.7875, &r, AU_EV_COMPILED);
+    CHECK_STR(s, "[787.500ms] audit: compiled #7 Foo.bar client=inline variants=2 compile=37.5ms\n");
+    free(s);
+    r = record(7, AU_PHASE_SAMPLING, AU_RUNNING);
+    s = log_line(1.0, &r, AU_EV_SAMPLING);
+    CHECK_STR(s, "[1000.000ms] audit: sampling #7 Foo.bar client=inline waited=250.0ms\n");
+    free(s);
+    r = record(7, AU_PHASE_DONE, AU_WINNER);
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_STR(s, "[3250.000ms] audit: decided #7 Foo.bar client=inline outcome=winner winner=inline4x "
+                 "installed=inline4x best=inline4x confidence=0.9995 rel=-5.00% ci=[-7.00%,-2.90%] "
+                 "samples=12000,11990 test=sequential duration=2.250s\n");
+    free(s);
+    r = record(7, AU_PHASE_DONE, AU_NO_DIFFERENCE);
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " outcome=no-difference winner=- installed=default best=inline4x ");
+    free(s);
+    r = record(7, AU_PHASE_DONE, AU_TIMEOUT);
+    r.oracle = true;
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " outcome=timeout winner=- installed=default ");
+    CHECK_CONTAINS(s, " test=sequential+oracle ");
+    free(s);
+    r = record(7, AU_PHASE_SAMPLING, AU_RUNNING);
+    s = log_line(2.0, &r, AU_EV_CANCELLED);
+    CHECK_CONTAINS(s, "audit: cancelled #7 Foo.bar client=inline outcome=none winner=- installed=- ");
+    CHECK_CONTAINS(s, " sampled=1.000s\n");
+    free(s);
+    r = record(7, AU_PHASE_FAILED, AU_RUNNING);
+    snprintf(r.failure, sizeof r.failure, "as: error\nsecond line");
+    s = log_line(0.8, &r, AU_EV_FAILED);
+    CHECK_STR(s, "[800.000ms] audit: failed #7 Foo.bar client=inline: as: error second line\n");
+    free(s);
+    r.failure[0] = 0;
+    s = log_line(0.8, &r, AU_EV_FAILED);
+    CHECK_STR(s, "[800.000ms] audit: failed #7 Foo.bar client=inline: unknown error\n");
+    free(s);
+    /* before any estimate, and with names that would break the words */
+    r = record(9, AU_PHASE_SAMPLING, AU_RUNNING);
+    r.result.best = -1;
+    snprintf(r.method, sizeof r.method, "a b\nc");
+    r.client[0] = 0;
+    s = log_line(1.5, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, "audit: decided #9 a_b_c client=- outcome=running winner=- installed=- best=- "
+                      "confidence=- rel=- ci=[-,-] samples=12000,11990 ");
+    CHECK(strchr(s, '\n') == s + strlen(s) - 1);
+    free(s);
+    /* a record whose strings fill their arrays: still one bounded line */
+    memset(r.method, 'x', sizeof r.method);
+    memset(r.failure, 'y', sizeof r.failure);
+    r.phase = AU_PHASE_FAILED;
+    s = log_line(1.5, &r, AU_EV_FAILED);
+    CHECK(strlen(s) < 1024);
+    CHECK(strchr(s, '\n') == s + strlen(s) - 1);
+    free(s);
+    CHECK_STR(au_event_name(AU_EV_SAMPLING), "sampling");
+    CHECK_STR(au_event_name((AuEvent)99), "unknown");
+    CHECK_STR(au_phase_name(AU_PHASE_DONE), "done");
+    CHECK_STR(au_phase_name((AuPhase)-1), "unknown");
+}

@@ -1,0 +1,608 @@
+/* tests/unit/test_audit_stats.c — the auditor's statistics (audit/stats.c):
+ * estimator, trimming, the sequential and paper tests on synthetic timing
+ * streams with known differences, N-way bakeoffs, budgets, the oracle,
+ * and the audit.* tunables.
+ *
+ * Every stream is drawn from fixed seeds, so each run checks the same
+ * numbers.  AUDIT_SIM_VERBOSE=1 prints the measured rates (quoted in
+ * docs/auditing.md).  For research runs: AUDIT_SIM_SPREAD=S changes the
+ * scale of the streams' delays (default 1500 of a mean of 5000; at most
+ * 2500), which skips the checks on sample counts; AUDIT_SIM_PAPER_FULL=1
+ * keeps looking with the paper test up to audit.max_samples (slow).
+ */
+#include "audit.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool verbose(void)
+{
+    return getenv("AUDIT_SIM_VERBOSE") != NULL;
+}
+
+/* The defaults of the tunables table, as the VM would configure them. */
+static AuConfig default_config(void)
+{
+    VmTunables tun;
+    vm_tunables_default(&tun);
+    AuConfig cfg;
+    VmError err;
+    if (!au_config_from_tunables(&cfg, &tun, &err))
+        test_fail(__FILE__, __LINE__, "default audit config rejected: %s", err.msg);
+    return cfg;
+}
+
+static bool near(double got, double want, double rel)
+{
+    return fabs(got - want) <= rel * fabs(want) + 1e-300;
+}
+
+/* ---- synthetic timing streams ------------------------------------------- */
+
+/* −ln u at the midpoints of 2^16 bins: an exponential variate per 16 bits. */
+static double neglog[1 << 16];
+static double spread = 1500;
+
+static void init_neglog(void)
+{
+    if (neglog[0] != 0)
+        return;
+    for (int i = 0; i < 1 << 16; i++)
+        neglog[i] = -log((i + 0.5) / 65536.0);
+    const char *s = getenv("AUDIT_SIM_SPREAD");
+    if (s && atof(s) > 0 && atof(s) <= 2500)
+        spread = atof(s);
+}
+
+/* One call's cycles: a base cost plus a gamma(2) delay (mean 3000, skewed),
+ * and in 2% of calls an interruption that multiplies the call by 2–33.
+ * The whole is scaled by `factor` (a variant x% faster: 1 − x), so the
+ * ratio of (trimmed) means is exactly the factor.  Trimmed CV ≈ 0.33
+ * (0.59 with AUDIT_SIM_SPREAD=2500). */
+static uint64_t draw(AuRng *r, double factor)
+{
+    uint64_t u = au_rng_next(r);
+    double c = 5000 - 2 * spread + spread * (neglog[u & 0xffff] + neglog[(u >> 16) & 0xffff]);
+    if ((u >> 32 & 0xffff) < 1311)                       /* 2% */
+        c *= 2 + 31 * ((u >> 48) / 65536.0);
+    return (uint64_t)(c * factor + 0.5);
+}
+
+typedef struct SimOut {
+    AuOutcome outcome;
+    int install;
+    uint64_t samples;          /* kept samples of variant 0 at the decision */
+    int looks;
+    bool paper_fired;          /* the paper test declared a winner on some look */
+    bool paper_first;          /* ... on the first look at which it may test */
+    int paper_best;
+} SimOut;
+
+/* One online bakeoff of n variants: every simulated 10 ms each variant
+ * gets 500–1500 samples, then one look.  The sequential test runs until
+ * its outcome; the paper test is looked at on the same moments (until the
+ * sequential test stops, or until it fires), as if it ran online. */
+static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64_t seed, SimOut *out)
+{
+    init_neglog();
+    AuRng r;
+    au_rng_seed(&r, seed);
+    AuStats st;
+    if (!au_stats_init(&st, n, cfg)) {
+        test_fail(__FILE__, __LINE__, "au_stats_init failed");
+        return;
+    }
+    *out = (SimOut){.outcome = AU_RUNNING, .paper_best = -1};
+    bool paper_ready = false, paper_full = getenv("AUDIT_SIM_PAPER_FULL") != NULL;
+    for (int look = 1; look < 100000; look++) {
+        for (int k = 0; k < n; k++) {
+            int m = 500 + (int)(au_rng_next(&r) % 1001);
+            for (int i = 0; i < m; i++)
+                au_stats_add(&st, k, draw(&r, factor[k]), 1);
+        }
+        AuResult res;
+        double elapsed = look * 0.010;
+        if (!out->paper_fired) {
+            AuOutcome p = au_stats_test(&st, AU_TEST_PAPER, elapsed, &res);
+            if (p == AU_WINNER) {
+                out->paper_fired = true;
+                out->paper_first = !paper_ready;
+                out->paper_best = res.install;
+            }
+            if (res.v[0].samples >= cfg->min_samples && res.v[1].samples >= cfg->min_samples)
+                paper_ready = true;
+        }
+        if (out->outcome == AU_RUNNING) {
+            AuOutcome o = au_stats_test(&st, AU_TEST_SEQUENTIAL, elapsed, &res);
+            if (o != AU_RUNNING) {
+                out->outcome = o;
+                out->install = res.install;
+                out->samples = res.v[0].samples;
+                out->looks = look;
+            }
+        }
+        if (out->outcome != AU_RUNNING &&
+            (!paper_full || out->paper_fired || res.v[0].samples >= cfg->max_samples))
+            break;
+    }
+    au_stats_free(&st);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- normal distribution ------------------------------------------------ */
+
+TEST(audit_normal)
+{
+    CHECK(near(au_normal_cdf(0), 0.5, 1e-15));
+    CHECK(near(au_normal_cdf(1.959963984540054), 0.975, 1e-12));
+    CHECK(near(au_normal_cdf(-2.326347874040841), 0.01, 1e-10));
+    CHECK(near(au_normal_quantile(0.975), 1.959963984540054, 1e-12));
+    CHECK(near(au_normal_quantile(0.99), 2.326347874040841, 1e-12));
+    CHECK(near(au_normal_quantile(0.5), 0, 1) && fabs(au_normal_quantile(0.5)) < 1e-15);
+    for (double p = 1e-12; p < 1; p *= 3.7)
+        CHECK(near(au_normal_cdf(au_normal_quantile(p)), p, 1e-9));
+    CHECK(isinf(au_normal_quantile(0)) && isinf(au_normal_quantile(1)));
+    CHECK_STR(au_outcome_name(AU_NO_DIFFERENCE), "no-difference");
+    CHECK_STR(au_test_name(AU_TEST_PAPER), "paper");
+    CHECK_INT(au_test_parse("sequential"), AU_TEST_SEQUENTIAL);
+    CHECK_INT(au_test_parse("thesis"), -1);
+}
+
+/* ---- estimator ----------------------------------------------------------- */
+
+/* Window 1, no trimming, w = 1: the plain mean and s²/n of a two-pass
+ * computation. */
+TEST(audit_estimator_unweighted)
+{
+    AuConfig cfg = default_config();
+    cfg.trim_window = 1;
+    cfg.trim_drop = 0;
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuRng r;
+    au_rng_seed(&r, 7);
+    init_neglog();
+    enum { N = 20000 };
+    static uint64_t c[N];
+    double sum = 0;
+    for (int i = 0; i < N; i++) {
+        c[i] = draw(&r, 1) + 1000000000ull;   /* large values: cancellation */
+        sum += (double)c[i];
+        CHECK(au_stats_add(&st, 0, c[i], 1));
+    }
+    double mean = sum / N, ss = 0;
+    for (int i = 0; i < N; i++)
+        ss += ((double)c[i] - mean) * ((double)c[i] - mean);
+    AuEstimate e;
+    au_stats_estimate(&st, 0, &e);
+    CHECK_INT(e.n, N);
+    CHECK_INT(e.windows, N);
+    CHECK(near(e.mean, mean, 1e-12));
+    CHECK(near(e.var_mean, ss / (N - 1) / N, 1e-7));
+    CHECK(near(e.stddev, sqrt(ss / (N - 1)), 1e-7));
+    /* the thesis's confidence is Φ(|Δmean| / √(VarA/nA + VarB/nB)) */
+    for (int i = 0; i < N; i++)
+        au_stats_add(&st, 1, c[i] + 30, 1);
+    AuEstimate e1;
+    au_stats_estimate(&st, 1, &e1);
+    AuCompare cmp;
+    au_stats_compare(&e1, &e, AU_TEST_PAPER, 0.01, 0, &cmp);
+    double z = 30 / sqrt(2 * ss / (N - 1) / N);
+    CHECK(near(cmp.confidence, au_normal_cdf(z), 1e-6));
+    CHECK(near(cmp.theta, log((mean + 30) / mean), 1e-6));
+    au_stats_free(&st);
+}
+
+/* Weighted samples with trimming: the ratio of window sums and the
+ * delta-method variance, against a direct computation from the stored
+ * samples (sort each window by cycles per weight, drop the slowest). */
+static int cmp_ratio_desc(const void *pa, const void *pb)
+{
+    const AuObs *a = pa, *b = pb;
+    unsigned __int128 x = (unsigned __int128)a->c * b->w, y = (unsigned __int128)b->c * a->w;
+    if (x != y)
+        return x > y ? -1 : 1;
+    if (a->c != b->c)
+        return a->c > b->c ? -1 : 1;
+    return a->w > b->w ? -1 : a->w < b->w;
+}
+
+TEST(audit_estimator_weighted)
+{
+    AuConfig cfg = default_config();
+    cfg.trim_window = 25;
+    cfg.trim_drop = 3;
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuRng r;
+    au_rng_seed(&r, 11);
+    init_neglog();
+    enum { WINDOWS = 400, N = WINDOWS * 25 + 7 };   /* 7 left in an open window */
+    static AuObs obs[N];
+    for (int i = 0; i < N; i++) {
+        uint32_t w = 1 + (uint32_t)(au_rng_next(&r) % 16);
+        obs[i] = (AuObs){draw(&r, 1) * w / 4 + (au_rng_next(&r) % 500), w};
+        CHECK(au_stats_add(&st, 1, obs[i].c, obs[i].w));
+    }
+    CHECK(!au_stats_add(&st, 1, 100, 0));     /* weight 0: ignored */
+    CHECK(!au_stats_add(&st, 2, 100, 1));     /* no such variant */
+    double C[WINDOWS], W[WINDOWS], sc = 0, sw = 0;
+    for (int j = 0; j < WINDOWS; j++) {
+        AuObs win[25];
+        memcpy(win, &obs[j * 25], sizeof win);
+        qsort(win, 25, sizeof win[0], cmp_ratio_desc);
+        C[j] = W[j] = 0;
+        for (int i = 3; i < 25; i++) {
+            C[j] += (double)win[i].c;
+            W[j] += win[i].w;
+        }
+        sc += C[j];
+        sw += W[j];
+    }
+    double R = sc / sw, d2 = 0, wbar = sw / WINDOWS;
+    for (int j = 0; j < WINDOWS; j++)
+        d2 += (C[j] - R * W[j]) * (C[j] - R * W[j]);
+    double var = d2 / ((WINDOWS - 1.0) * WINDOWS * wbar * wbar);
+    AuEstimate e;
+    au_stats_estimate(&st, 1, &e);
+    CHECK_INT(e.windows, WINDOWS);
+    CHECK_INT(e.n, WINDOWS * 22);
+    CHECK_INT(st.v[1].received, N);
+    CHECK_INT(st.v[1].trimmed, WINDOWS * 3);
+    CHECK(near(e.mean, R, 1e-12));
+    CHECK(near(e.var_mean, var, 1e-8));
+    au_stats_free(&st);
+}
+
+/* Trimming drops exactly the slowest M of each window, and treats every
+ * variant alike: the same stream gives the same kept samples, a stream
+ * scaled ×3 gives exactly 3× the mean. */
+TEST(audit_trim_identical)
+{
+    AuConfig cfg = default_config();    /* window 100, drop 10 */
+    AuStats st;
+    CHECK(au_stats_init(&st, 3, &cfg));
+    /* one window holding 1..100 shuffled: keeps 1..90, mean 45.5 */
+    AuRng r;
+    au_rng_seed(&r, 3);
+    uint64_t perm[100];
+    for (int i = 0; i < 100; i++)
+        perm[i] = (uint64_t)i + 1;
+    for (int i = 99; i > 0; i--) {
+        int j = (int)(au_rng_next(&r) % (uint64_t)(i + 1));
+        uint64_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int i = 0; i < 100; i++)
+        au_stats_add(&st, 0, perm[i], 1);
+    AuEstimate e;
+    au_stats_estimate(&st, 0, &e);
+    CHECK_INT(e.n, 90);
+    CHECK(near(e.mean, 45.5, 1e-15));
+    au_stats_free(&st);
+
+    /* ties in cycles per weight: (c, w) pairs of equal ratio are ordered by
+     * c, so the dropped set does not depend on arrival order */
+    cfg.trim_window = 4;
+    cfg.trim_drop = 1;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuObs a[4] = {{10, 1}, {20, 2}, {30, 3}, {5, 1}}, b[4] = {{30, 3}, {5, 1}, {10, 1}, {20, 2}};
+    for (int i = 0; i < 4; i++) {
+        au_stats_add(&st, 0, a[i].c, a[i].w);
+        au_stats_add(&st, 1, b[i].c, b[i].w);
+    }
+    AuEstimate e0, e1;
+    au_stats_estimate(&st, 0, &e0);
+    au_stats_estimate(&st, 1, &e1);
+    CHECK(near(e0.mean, 35.0 / 4, 1e-15));     /* (30, 3) dropped */
+    CHECK(e0.mean == e1.mean);
+    au_stats_free(&st);
+
+    cfg = default_config();
+    CHECK(au_stats_init(&st, 3, &cfg));
+    init_neglog();
+    for (int i = 0; i < 100000; i++) {
+        uint64_t c = draw(&r, 1);
+        au_stats_add(&st, 0, c, 1);
+        au_stats_add(&st, 1, c, 1);
+        au_stats_add(&st, 2, 3 * c, 1);
+    }
+    AuEstimate e2;
+    au_stats_estimate(&st, 0, &e0);
+    au_stats_estimate(&st, 1, &e1);
+    au_stats_estimate(&st, 2, &e2);
+    CHECK(e0.mean == e1.mean && e0.var_mean == e1.var_mean);
+    CHECK(near(e2.mean, 3 * e0.mean, 1e-12));
+    CHECK(near(e2.var_mean, 9 * e0.var_mean, 1e-9));
+    CHECK_INT(st.v[0].trimmed, 10000);
+    CHECK_INT(st.v[2].trimmed, 10000);
+    CHECK(st.v[0].sums.samples == st.v[2].sums.samples);
+    au_stats_free(&st);
+}
+
+/* ---- the tests on simulated bakeoffs --------------------------------------- */
+
+/* A/A: identical streams, each bakeoff re-tested after every batch as the
+ * analysis thread would.  The sequential test's false-positive rate stays
+ * within the nominal 1%; the paper test, looked at the same moments,
+ * exceeds it several times over. */
+TEST(audit_aa_false_positives)
+{
+    AuConfig cfg = default_config();
+    enum { RUNS = 1000 };
+    int seq_fp = 0, nodiff = 0, timeouts = 0, paper_fp = 0, paper_first = 0;
+    static uint64_t ns[RUNS];
+    double f[2] = {1, 1};
+    for (int run = 0; run < RUNS; run++) {
+        SimOut o;
+        sim_bakeoff(&cfg, 2, f, 0xaa00 + (uint64_t)run, &o);
+        seq_fp += o.outcome == AU_WINNER;
+        nodiff += o.outcome == AU_NO_DIFFERENCE;
+        timeouts += o.outcome == AU_TIMEOUT;
+        paper_fp += o.paper_fired;
+        paper_first += o.paper_fired && o.paper_first;
+        ns[run] = o.samples;
+    }
+    qsort(ns, RUNS, sizeof ns[0], cmp_u64);
+    if (verbose())
+        printf("audit A/A, %d bakeoffs: sequential %d winners (%.1f%%), %d no-difference, "
+               "%d timeouts, median %llu samples; paper on the same looks %d winners (%.1f%%), "
+               "%d of them at its first look\n",
+               RUNS, seq_fp, 100.0 * seq_fp / RUNS, nodiff, timeouts,
+               (unsigned long long)ns[RUNS / 2], paper_fp, 100.0 * paper_fp / RUNS, paper_first);
+    CHECK(seq_fp <= RUNS / 100);              /* ≤ α = 1% */
+    CHECK(nodiff >= RUNS * 98 / 100);
+    CHECK(paper_fp >= RUNS * 5 / 100);        /* the reason for the default */
+}
+
+/* Known differences: detected, in the right direction, with the samples
+ * the sequential test needs. */
+TEST(audit_detection_rates)
+{
+    AuConfig cfg = default_config();
+    enum { RUNS = 200 };
+    static const struct { double diff; int min_correct; uint64_t max_median; } cases[] = {
+        {0.01, RUNS * 95 / 100, 60000},
+        {0.02, RUNS * 99 / 100, 20000},
+        {0.05, RUNS, 12000},
+        {0.10, RUNS, 12000},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int correct = 0, wrong = 0, nodiff = 0, timeouts = 0;
+        static uint64_t ns[RUNS];
+        for (int run = 0; run < RUNS; run++) {
+            /* the faster variant alternates sides */
+            double f[2] = {1, 1};
+            int fast = run & 1;
+            f[fast] = 1 - cases[c].diff;
+            SimOut o;
+            sim_bakeoff(&cfg, 2, f, 0xd000 + 1000 * c + (uint64_t)run, &o);
+            if (o.outcome == AU_WINNER && o.install == fast)
+                correct++;
+            else if (o.outcome == AU_WINNER)
+                wrong++;
+            nodiff += o.outcome == AU_NO_DIFFERENCE;
+            timeouts += o.outcome == AU_TIMEOUT;
+            ns[run] = o.samples;
+        }
+        qsort(ns, RUNS, sizeof ns[0], cmp_u64);
+        if (verbose())
+            printf("audit %.0f%% faster, %d bakeoffs: %d correct, %d wrong, %d no-difference, "
+                   "%d timeouts; samples per variant: median %llu, 90th percentile %llu\n",
+                   100 * cases[c].diff, RUNS, correct, wrong, nodiff, timeouts,
+                   (unsigned long long)ns[RUNS / 2], (unsigned long long)ns[RUNS * 9 / 10]);
+        CHECK(correct >= cases[c].min_correct);
+        CHECK(wrong <= RUNS / 100);
+        if (spread == 1500)
+            CHECK(ns[RUNS / 2] <= cases[c].max_median);
+    }
+}
+
+/* N-way: three variants, the middle one 5% faster than the default and
+ * the last 3% slower: the middle one wins every time.  With the default
+ * tied for best and the third 10% slower: no-difference, keep the
+ * default. */
+TEST(audit_nway)
+{
+    AuConfig cfg = default_config();
+    int picked = 0, kept_default = 0;
+    for (int run = 0; run < 50; run++) {
+        SimOut o;
+        sim_bakeoff(&cfg, 3, (double[]){1, 0.95, 1.03}, 0x3000 + (uint64_t)run, &o);
+        picked += o.outcome == AU_WINNER && o.install == 1;
+        sim_bakeoff(&cfg, 3, (double[]){1, 1, 1.10}, 0x3100 + (uint64_t)run, &o);
+        kept_default += o.outcome == AU_NO_DIFFERENCE && o.install == 0;
+    }
+    CHECK_INT(picked, 50);
+    CHECK(kept_default >= 49);
+    /* A/A/A: the Bonferroni correction keeps the rate at α */
+    int fp = 0;
+    for (int run = 0; run < 200; run++) {
+        SimOut o;
+        sim_bakeoff(&cfg, 3, (double[]){1, 1, 1}, 0x3200 + (uint64_t)run, &o);
+        fp += o.outcome == AU_WINNER;
+    }
+    if (verbose())
+        printf("audit N-way: 5%% faster of 3 picked %d/50; default tied, third 10%% slower: "
+               "no-difference %d/50; A/A/A 200 bakeoffs: %d winners\n", picked, kept_default, fp);
+    CHECK(fp <= 2);
+}
+
+/* Result fields: relative differences with intervals, confidence, and the
+ * per-variant numbers the stats JSON reports. */
+TEST(audit_result_fields)
+{
+    AuConfig cfg = default_config();
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuRng r;
+    au_rng_seed(&r, 99);
+    init_neglog();
+    AuResult res;
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0, &res), AU_RUNNING);
+    CHECK_INT(res.best, -1);
+    for (int i = 0; i < 20000; i++) {
+        au_stats_add(&st, 0, draw(&r, 1), 1);
+        au_stats_add(&st, 1, draw(&r, 0.9), 1);
+    }
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_WINNER);
+    CHECK_INT(res.best, 1);
+    CHECK_INT(res.install, 1);
+    CHECK_INT(res.runner_up, 0);
+    CHECK(res.confidence >= 0.99 && res.confidence <= 1);
+    CHECK(res.rel_lo < -0.1 + 0.02 && res.rel_hi > -0.1 - 0.02 && res.rel_lo < res.rel && res.rel < res.rel_hi);
+    CHECK(res.rel_hi < 0);
+    CHECK(near(res.v[0].rel, res.v[0].mean / res.v[1].mean - 1, 1e-9));
+    CHECK(near(res.rel, res.v[1].mean / res.v[0].mean - 1, 1e-9));
+    CHECK(res.v[0].slower && !res.v[1].slower);
+    CHECK_INT(res.v[0].received, 20000);
+    CHECK_INT(res.v[0].samples, 18000);
+    CHECK_INT(res.v[0].trimmed, 2000);
+    CHECK(res.v[0].stddev > 0.2 * res.v[0].mean && res.v[0].stddev < 0.5 * res.v[0].mean);
+    /* fewer than min_samples: no decision yet, however clear */
+    cfg.min_samples = 50000;
+    AuStats st2;
+    CHECK(au_stats_init(&st2, 2, &cfg));
+    for (int i = 0; i < 20000; i++) {
+        au_stats_add(&st2, 0, draw(&r, 1), 1);
+        au_stats_add(&st2, 1, draw(&r, 0.5), 1);
+    }
+    CHECK_INT(au_stats_test(&st2, AU_TEST_SEQUENTIAL, 1, &res), AU_RUNNING);
+    CHECK_INT(au_stats_test(&st2, AU_TEST_PAPER, 1, &res), AU_RUNNING);
+    au_stats_free(&st2);
+    au_stats_free(&st);
+}
+
+/* Budgets: samples, wall time, and a bakeoff that never got samples. */
+TEST(audit_timeouts)
+{
+    AuConfig cfg = default_config();
+    cfg.max_samples = 30000;
+    int timeouts = 0;
+    for (int run = 0; run < 20; run++) {
+        SimOut o;   /* 0.5% is inside the margin but needs ~250k samples to show */
+        sim_bakeoff(&cfg, 2, (double[]){1, 0.995}, 0x7000 + (uint64_t)run, &o);
+        timeouts += o.outcome == AU_TIMEOUT && o.install == 0;
+        CHECK(o.outcome != AU_TIMEOUT || o.samples >= 30000);
+    }
+    CHECK(timeouts >= 18);
+    AuStats st;
+    cfg = default_config();
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuResult res;
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 29.9, &res), AU_RUNNING);
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 30.0, &res), AU_TIMEOUT);
+    CHECK_INT(res.install, 0);
+    for (int i = 0; i < 1000; i++)
+        au_stats_add(&st, i & 1, 5000 + (uint64_t)i, 1);
+    CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 31, &res), AU_TIMEOUT);
+    au_stats_free(&st);
+}
+
+/* Degenerate streams: constant samples give exact answers, no NaN. */
+TEST(audit_constant_samples)
+{
+    AuConfig cfg = default_config();
+    cfg.min_samples = 3000;
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    for (int i = 0; i < 4000; i++) {
+        au_stats_add(&st, 0, 1000, 1);
+        au_stats_add(&st, 1, 1000, 1);
+    }
+    AuResult res;
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_NO_DIFFERENCE);
+    CHECK(res.rel == 0 && !isnan(res.rel_lo) && !isnan(res.confidence));
+    CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 1, &res), AU_RUNNING);
+    au_stats_free(&st);
+    CHECK(au_stats_init(&st, 2, &cfg));
+    for (int i = 0; i < 4000; i++) {
+        au_stats_add(&st, 0, 1000, 1);
+        au_stats_add(&st, 1, 999, 1);
+    }
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_WINNER);
+    CHECK_INT(res.install, 1);
+    CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 1, &res), AU_WINNER);
+    au_stats_free(&st);
+    /* zero cycles (a broken counter): nothing to test, no NaN; times out */
+    CHECK(au_stats_init(&st, 2, &cfg));
+    for (int i = 0; i < 4000; i++) {
+        au_stats_add(&st, 0, 0, 1);
+        au_stats_add(&st, 1, 1000, 1);
+    }
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_RUNNING);
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 30, &res), AU_TIMEOUT);
+    CHECK_INT(res.install, 0);
+    au_stats_free(&st);
+    AuConfig bad = cfg;
+    bad.trim_drop = bad.trim_window;
+    CHECK(!au_stats_init(&st, 2, &bad));
+    CHECK(!au_stats_init(&st, 1, &cfg));
+    CHECK(!au_stats_init(&st, AU_MAX_VARIANTS + 1, &cfg));
+}
+
+/* Oracle: no decision before max_samples per variant, then one
+ * fixed-sample test. */
+TEST(audit_oracle)
+{
+    AuConfig cfg = default_config();
+    cfg.oracle = true;
+    cfg.max_samples = 100000;
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuRng r;
+    au_rng_seed(&r, 5);
+    init_neglog();
+    AuResult res;
+    int k;
+    for (k = 0; k < 120000; k++) {
+        au_stats_add(&st, 0, draw(&r, 1), 1);
+        au_stats_add(&st, 1, draw(&r, 0.9), 1);
+        if (k % 1000 == 999 && au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res) != AU_RUNNING)
+            break;
+    }
+    CHECK_INT(res.outcome, AU_WINNER);
+    CHECK_INT(res.install, 1);
+    CHECK(res.v[0].samples >= 100000 && res.v[0].samples < 101000);
+    CHECK(res.rel_lo < -0.1 && res.rel_hi > -0.1);   /* covers the true −10% */
+    CHECK(res.rel_hi - res.rel_lo < 0.01);
+    au_stats_free(&st);
+}
+
+/* The audit.* tunables: defaults, units, and rejected values. */
+TEST(audit_config)
+{
+    AuConfig cfg = default_config();
+    CHECK_INT(cfg.test, AU_TEST_SEQUENTIAL);
+    CHECK(near(cfg.alpha, 0.01, 1e-12));
+    CHECK(near(cfg.equivalence, 0.01, 1e-12));
+    CHECK_INT(cfg.min_samples, 10000);
+    CHECK_INT(cfg.sample_every, 20);
+    VmTunables tun;
+    vm_tunables_default(&tun);
+    VmError err;
+    CHECK(vm_tunables_set(&tun, "audit.test=paper", &err));
+    CHECK(vm_tunables_set(&tun, "audit.confidence=9999", &err));
+    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_INT(cfg.test, AU_TEST_PAPER);
+    CHECK(near(cfg.alpha, 0.0001, 1e-9));
+    CHECK(vm_tunables_set(&tun, "audit.test=bogus", &err));
+    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_CONTAINS(err.msg, "audit.test");
+    vm_tunables_default(&tun);
+    CHECK(vm_tunables_set(&tun, "audit.trim_drop=100", &err));
+    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_CONTAINS(err.msg, "audit.trim_drop");
+    vm_tunables_default(&tun);
+    CHECK(vm_tunables_set(&tun, "audit.confidence=10000", &err));
+    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_CONTAINS(err.msg, "audit.confidence");
+}
