@@ -76,7 +76,10 @@ typedef struct Bake {
     uint32_t aid;          /* the analysis's id of the bakeoff, 0 = none yet */
     int slot;              /* policy slot while compiling or sampling, −1 */
     AuDispatch *d;         /* once compiled */
+    VmEntry prev;          /* the code the dispatcher replaced */
 } Bake;
+
+enum { CHEAP_SAMPLES = 1000 };   /* kept samples per variant before drop_cheap judges */
 
 typedef struct MethodState {
     bool seen;             /* compiled code seen; calls count from base */
@@ -93,6 +96,7 @@ struct AuAuditor {
     int nvariants[AU_NCLIENTS];
     AuVariantSpec variants[AU_NCLIENTS][AU_MAX_VARIANTS];
     uint64_t hot_threshold;
+    double min_cycles;     /* audit.min_cycles: cheaper methods are not timed */
     int concurrent;
     AuAnalysis *an;
     AuCompileFn compile;
@@ -329,6 +333,7 @@ static void start(AuAuditor *au, Bake *b)
         pthread_mutex_unlock(&au->mu);
         return;
     }
+    b->prev = found;
     b->rec.phase = AU_PHASE_SAMPLING;
     b->rec.t_sampling = since(au);
     event(au, b, AU_EV_SAMPLING);
@@ -345,6 +350,20 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     for (size_t i = 0; i < au->nbakes && !b; i++)
         if (au->bakes[i]->aid == aid && au->bakes[i]->rec.phase == AU_PHASE_SAMPLING)
             b = au->bakes[i];
+    /* too cheap to time (see drop_cheap), which the bakeoff thread, busy
+     * compiling, may not have seen yet: the decision measured the timer */
+    if (b && au->min_cycles > 0 && res->best >= 0 && res->best < b->rec.nvariants &&
+        res->v[res->best].samples > 0 && res->v[res->best].mean < au->min_cycles) {
+        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+        b->aid = 0;
+        b->rec.result = *res;
+        b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
+        char why[160];
+        snprintf(why, sizeof why, "too cheap to time: %.0f cycles per call < audit.min_cycles %.0f; old code back",
+                 res->v[res->best].mean, au->min_cycles);
+        fail(au, b, why);
+        b = NULL;
+    }
     if (b) {
         int k = res->install >= 0 && res->install < b->rec.nvariants ? res->install : 0;
         __atomic_store_n(&b->m->entry, b->d->tab.clean[k], __ATOMIC_RELEASE);
@@ -356,6 +375,37 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         event(au, b, AU_EV_DECIDED);
     }
     pthread_mutex_unlock(&au->mu);
+}
+
+/* Under mu: bakeoffs of methods too cheap to time end FAILED with their
+ * old code back.  A timed call costs some 50-60 cycles of its own (two
+ * lfence; rdtsc, the call through the table, the frame): when a method's
+ * whole timed call is not much more, the samples measure the timer, tiny
+ * systematic differences of it (a fraction of a cycle between variants,
+ * measured) become "winners", and sampling costs more than the method. */
+static void drop_cheap(AuAuditor *au)
+{
+    if (au->min_cycles <= 0)
+        return;
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        const AuResult *r = &b->rec.result;
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || r->best < 0)
+            continue;
+        bool enough = true;
+        for (int k = 0; k < r->nvariants; k++)
+            enough &= r->v[k].samples >= CHEAP_SAMPLES;
+        if (!enough || r->v[r->best].mean >= au->min_cycles)
+            continue;
+        if (!au_analysis_cancel(au->an, b->aid))
+            continue;   /* decided meanwhile: the decision is on its way */
+        b->aid = 0;
+        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+        char why[160];
+        snprintf(why, sizeof why, "too cheap to time: %.0f cycles per call < audit.min_cycles %.0f; old code back",
+                 r->v[r->best].mean, au->min_cycles);
+        fail(au, b, why);
+    }
 }
 
 /* ---- the bakeoff thread --------------------------------------------------- */
@@ -377,6 +427,7 @@ void au_auditor_poll(AuAuditor *au)
     if (!au->stopping) {
         scan(au);
         refresh(au);
+        drop_cheap(au);
     }
     start_pending(au);
     pthread_mutex_unlock(&au->mu);
@@ -466,6 +517,7 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, VmError *err)
     au->compile = default_compiler();
     au->log = tun->audit_log ? stderr : NULL;
     au->hot_threshold = (uint64_t)tun->audit_hot_threshold;
+    au->min_cycles = (double)tun->audit_min_cycles;
     au->concurrent = (int)tun->audit_concurrent;
     if (!au_config_from_tunables(&au->cfg, tun, err) || !au_clients_parse(tun->audit_clients, &au->clients, err)) {
         free(au);

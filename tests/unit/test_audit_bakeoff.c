@@ -412,6 +412,67 @@ TEST(audit_bakeoff_compile_failure)
     env_free(&e);
 }
 
+/* A method whose timed calls take fewer than audit.min_cycles: once each
+ * variant has 1000 samples the bakeoff ends FAILED and the old code is back. */
+TEST(audit_bakeoff_too_cheap)
+{
+    static const char *const set[] = {"audit.clients=aa", "audit.min_samples=100000", "audit.trim_window=10",
+                                      "audit.trim_drop=1", "audit.min_cycles=200", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *twice = method(e.vm, "twice");
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, twice, 100);
+    au_auditor_poll(e.au);
+    CHECK(twice->entry == stub_dispatch);
+    AuAnalysis *an = au_auditor_analysis(e.au);
+    feed(stub.tab[0]->bakeoff, (double[2]){300, 300}, 900);   /* expensive enough, too few */
+    au_analysis_step(an, au_now());
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[2];
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    feed(stub.tab[0]->bakeoff, (double[2]){60, 60}, 3000);
+    au_analysis_step(an, au_now());
+    au_auditor_poll(e.au);
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_CONTAINS(r[0].failure, "too cheap to time");
+    CHECK(twice->entry == fake_compiled);
+    env_free(&e);
+
+    /* decided by the analysis before the bakeoff thread looked: the
+     * decision is not taken either */
+    static const char *const set2[] = {"audit.clients=aa", "audit.min_samples=200", "audit.trim_window=10",
+                                       "audit.trim_drop=1", "audit.min_cycles=200", NULL};
+    if (!env_new(&e, set2)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    twice = method(e.vm, "twice");
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, twice, 100);
+    au_auditor_poll(e.au);
+    feed(stub.tab[0]->bakeoff, (double[2]){60, 45}, 2000);
+    au_analysis_step(au_auditor_analysis(e.au), au_now());
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_INT(r[0].result.outcome, AU_RUNNING);
+    CHECK_INT(r[0].installed, -1);
+    CHECK_CONTAINS(r[0].failure, "too cheap to time");
+    CHECK(twice->entry == fake_compiled);
+    env_free(&e);
+}
+
 /* The real compiler with jit.fail_every=2: variant 0 compiles (attempt 1),
  * variant 1 is the injected failure (attempt 2); nothing is installed. */
 TEST(audit_bakeoff_injected_failure)
