@@ -11,7 +11,10 @@
  *            a method whose compiled code has run audit.hot_threshold
  *            calls since the auditor first saw it compiled (compiled code
  *            counts m->prof.calls at entry) gets one record per enabled
- *            client that has not audited it: QUEUED, in a FIFO.
+ *            client that has not audited it: QUEUED, in a FIFO.  With
+ *            audit.hot_threshold 0 the JIT's install hook queues and
+ *            starts them as soon as the method's code is installed, on
+ *            the compiling thread (with --jit=sync/eager the program's).
  *   start    at most audit.concurrent bakeoffs compile or sample at once;
  *            the oldest queued one whose method is not busy starts next
  *            (one bakeoff per method at a time), with a free policy slot.
@@ -26,6 +29,13 @@
  *            result, one store installs the chosen variant's clean code
  *            (winner, or variant 0 on no-difference and timeout): DONE.
  *            The method is never audited again by that client.
+ *   cheap    a bakeoff whose fastest variant's timed call is below
+ *            audit.min_cycles (the timer would dominate) ends FAILED with
+ *            the old code back, after 1000 samples a variant or at its
+ *            decision, whichever the auditor sees first.
+ *   idle     a dispatcher without a timed call for 100 analysis intervals
+ *            ends FAILED with the old code back (the method is no longer
+ *            called through its entry): it would hold its slot for nothing.
  *
  * Dispatch (thesis Fig. III.9): the dispatcher is variant 0's clean code
  * behind `if (--t->audit[slot].countdown >= 0) → clean`; below zero it
@@ -43,8 +53,10 @@
  *   decide without its own lock, so the order never inverts.
  * - The dispatch data (AuDispatch) of loaded code is never freed while
  *   the program may run: a dispatcher frame can outlive its bakeoff.
- * - The program's threads never take mu: they run the dispatcher, the
- *   slow path and au_sample_record only.
+ * - The program's threads run the dispatcher, the slow path and
+ *   au_sample_record, none of which takes a lock; they take mu only when
+ *   they compile for the JIT themselves (sync/eager) and the install
+ *   hook starts a bakeoff (audit.hot_threshold 0).
  */
 #include "bakeoff.h"
 #include "jit.h"
@@ -79,7 +91,10 @@ typedef struct Bake {
     VmEntry prev;          /* the code the dispatcher replaced */
 } Bake;
 
-enum { CHEAP_SAMPLES = 1000 };   /* kept samples per variant before drop_cheap judges */
+enum {
+    CHEAP_SAMPLES = 1000,   /* kept samples per variant before drop_cheap judges */
+    IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
+};
 
 typedef struct MethodState {
     bool seen;             /* compiled code seen; calls count from base */
@@ -132,15 +147,28 @@ static void event(AuAuditor *au, Bake *b, AuEvent ev)
 /* ---- the slow path (program thread) ---------------------------------------- */
 
 /* The dispatcher's countdown went below zero.  Undo its decrement and let
- * au_policy_next decide (it decrements again): clean variant 0 or timed k. */
+ * au_policy_next decide (it decrements again): clean variant 0 or timed k.
+ *
+ * Calls of the method nested in a timed call (recursion) run clean and
+ * leave the policy alone: with nesting, the rest of a burst and the next
+ * variant's burst fell inside the outer timed call, at positions of the
+ * recursion that depended on the variant, and A/A bakeoffs of recursive
+ * methods declared 3-11% "winners", the same variant in every run.  So a
+ * timed call is one top-level call, its recursion included, untimed.  A
+ * run-time error unwinds past the restore, but it ends the program. */
 static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
 {
     AuDispatch *d = ctx;
     AuPolicyState *st = (AuPolicyState *)t->audit[d->slot];
     st->countdown++;
     int k = au_policy_next(st, d->params, d->nvariants);
-    VmEntry e = k == AU_CLEAN ? d->tab.clean[0] : d->tab.timed[k];
-    return e(t, m, args);
+    if (k == AU_CLEAN)
+        return d->tab.clean[0](t, m, args);
+    int32_t saved = st->countdown;
+    st->countdown = INT32_MAX;
+    VmValue r = d->tab.timed[k](t, m, args);
+    st->countdown = saved;
+    return r;
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -408,6 +436,33 @@ static void drop_cheap(AuAuditor *au)
     }
 }
 
+/* Under mu: bakeoffs whose dispatcher got no timed call in IDLE_ROUNDS
+ * analysis intervals end FAILED with the old code back.  Their method
+ * stopped being called through its entry (its callers inlined it, or the
+ * phase that called it is over); waiting for audit.timeout_ms would only
+ * hold the queue (one slot by default) for nothing. */
+static void drop_idle(AuAuditor *au)
+{
+    double now = since(au), limit = IDLE_ROUNDS * au->cfg.interval;
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        const AuResult *r = &b->rec.result;
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->rec.t_sampling < limit)
+            continue;
+        uint64_t got = 0;
+        for (int k = 0; k < r->nvariants && k < AU_MAX_VARIANTS; k++)
+            got += r->v[k].received;
+        if (got || !au_analysis_cancel(au->an, b->aid))
+            continue;
+        b->aid = 0;
+        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+        char why[160];
+        snprintf(why, sizeof why, "not called through its entry in %.1f s (inlined into its callers?); old code back",
+                 now - b->rec.t_sampling);
+        fail(au, b, why);
+    }
+}
+
 /* ---- the bakeoff thread --------------------------------------------------- */
 
 /* Under mu (released meanwhile): starts queued bakeoffs while there is room. */
@@ -428,6 +483,7 @@ void au_auditor_poll(AuAuditor *au)
         scan(au);
         refresh(au);
         drop_cheap(au);
+        drop_idle(au);
     }
     start_pending(au);
     pthread_mutex_unlock(&au->mu);

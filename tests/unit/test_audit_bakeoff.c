@@ -473,6 +473,36 @@ TEST(audit_bakeoff_too_cheap)
     env_free(&e);
 }
 
+/* A dispatcher that gets no call (audit.interval_ms 1: 100 rounds are
+ * 0.1 s) ends FAILED with the old code back, freeing the queue. */
+TEST(audit_bakeoff_idle)
+{
+    static const char *const set[] = {"audit.clients=aa", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *twice = method(e.vm, "twice");
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, twice, 100);
+    au_auditor_poll(e.au);
+    CHECK(twice->entry == stub_dispatch);
+    AuBakeoffRecord r[2];
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    usleep(150000);
+    au_auditor_poll(e.au);
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_CONTAINS(r[0].failure, "not called through its entry");
+    CHECK(twice->entry == fake_compiled);
+    env_free(&e);
+}
+
 /* The real compiler with jit.fail_every=2: variant 0 compiles (attempt 1),
  * variant 1 is the injected failure (attempt 2); nothing is installed. */
 TEST(audit_bakeoff_injected_failure)
