@@ -15,10 +15,17 @@
  *   receivers — and the callee is what that class dispatches to; a
  *   GUARD_CLASS keeps the real call as the fallback;
  * - the callee must have code (not abstract) and not be a lambda;
- * - callee size (bytecode instructions) ≤ max_callee_size;
+ * - callee size (bytecode instructions) ≤ max_callee_size, or at a hot
+ *   site (it runs ≥ IR_HOT_SITE_RATIO times per entry of the function,
+ *   by the profile: it is in a loop) ≤ hot_callee_size if larger — a call
+ *   in a loop costs its frame on every iteration, as HotSpot's
+ *   FreqInlineSize assumes;
  * - growth: the function's IR insns after the splice must stay within
- *   max_growth % of its insns before inlining (400 = 4×), and within
- *   IR_MAX_INSNS whatever the options say.
+ *   max_growth % of its insns before inlining (400 = 4×), or at a hot
+ *   site within IR_HOT_BUDGET insns if that is more (a small loop around
+ *   its work, main calling advance, would never inline it otherwise) —
+ *   unless max_growth forbids growth — and within IR_MAX_INSNS whatever
+ *   the options say.
  * Recursive calls are treated like any other: max_depth bounds them.
  * Hottest call sites (by block count) are decided first, so the growth
  * budget goes where the time goes; calls inside inlined bodies become
@@ -415,6 +422,7 @@ void ir_inline(IrFunc *f, const IrOptions *o)
     uint64_t before = ir_count_insns(f), size = before;
     int64_t growth = o->max_growth < 100 ? 100 : o->max_growth > 1000000 ? 1000000 : o->max_growth;
     uint64_t limit = before * (uint64_t)growth / 100;
+    uint64_t entries = f->nblocks && f->blocks[0]->count ? f->blocks[0]->count : 1;
     IrBlock *b;
     uint32_t idx;
     while (pop(&w, &b, &idx)) {
@@ -466,9 +474,11 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             decide(f, call, callee, false, "lambda");
             continue;
         }
-        if ((int64_t)callee->ncode > o->max_callee_size) {
-            decide(f, call, callee, false, "too big (%u > max_callee_size %" PRId64 ")", callee->ncode,
-                   o->max_callee_size);
+        bool hot = inl_count / entries >= IR_HOT_SITE_RATIO;   /* no profile: 0, cold */
+        int64_t max_size = hot && o->hot_callee_size > o->max_callee_size ? o->hot_callee_size : o->max_callee_size;
+        if ((int64_t)callee->ncode > max_size) {
+            decide(f, call, callee, false, "too big (%u > %s %" PRId64 ")", callee->ncode,
+                   max_size == o->max_callee_size ? "max_callee_size" : "hot_callee_size", max_size);
             continue;
         }
         VmError err;
@@ -478,18 +488,19 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             continue;
         }
         uint32_t add = splice_size(cf, guard != NULL);
-        if (size + add > limit || size + add > IR_MAX_INSNS) {
+        uint64_t cap = hot && growth > 100 && limit < IR_HOT_BUDGET ? IR_HOT_BUDGET : limit;
+        if (size + add > cap || size + add > IR_MAX_INSNS) {
             decide(f, call, callee, false, "growth limit (%" PRIu64 " > %" PRIu64 " insns, max_growth %" PRId64 "%%)",
-                   size + add, limit < IR_MAX_INSNS ? limit : (uint64_t)IR_MAX_INSNS, growth);
+                   size + add, cap < IR_MAX_INSNS ? cap : (uint64_t)IR_MAX_INSNS, growth);
             continue;
         }
         bool rec = recursive(f, call, callee);
         if (guard)
-            decide(f, call, callee, true, "monomorphic %s%s", guard->name ? guard->name : "?",
-                   rec ? ", recursive" : "");
+            decide(f, call, callee, true, "monomorphic %s%s%s", guard->name ? guard->name : "?",
+                   rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         else
-            decide(f, call, callee, true, "%s%s", (callee->flags & VM_M_STATIC) ? "static" : "non-virtual",
-                   rec ? ", recursive" : "");
+            decide(f, call, callee, true, "%s%s%s", (callee->flags & VM_M_STATIC) ? "static" : "non-virtual",
+                   rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         splice(&w, b, idx, cf, guard, inl_count);
         size += add;
     }

@@ -68,6 +68,10 @@
 #define IR_NONE (-1)           /* no local (dst of void calls, BR vs imm) */
 #define IR_MAX_INLINE_DEPTH 64 /* max_depth beyond this is clamped */
 #define IR_MAX_INSNS 100000    /* inlining never grows a function beyond this */
+#define IR_HOT_SITE_RATIO 10   /* a call site is hot when it runs this many
+                                  times per entry of the function (a loop) */
+#define IR_HOT_BUDGET 400      /* IR insns a function may always grow to by
+                                  inlining at hot sites (max_growth > 100) */
 
 enum {                         /* IrOpInfo.flags */
     IR_OPF_TERM = 1u << 0,     /* ends a block; has targets (or returns) */
@@ -190,6 +194,8 @@ typedef struct IrLocal {
  * different values, so nothing here is global. */
 typedef struct IrOptions {
     int64_t max_callee_size;   /* callee bytecode instructions (ncode) */
+    int64_t hot_callee_size;   /* the same at a hot site (IR_HOT_SITE_RATIO):
+                                  the larger of the two applies there */
     int64_t max_depth;         /* inline nesting; 0 = no inlining (clamped
                                   to IR_MAX_INLINE_DEPTH) */
     int64_t max_growth;        /* percent: total IR insns after inlining may

@@ -75,6 +75,7 @@ void ir_options_default(IrOptions *o, const VmTunables *tun)
         tun = &def;
     }
     o->max_callee_size = tun->inline_max_callee_size;
+    o->hot_callee_size = tun->inline_hot_callee_size;
     o->max_depth = tun->inline_max_depth;
     o->max_growth = tun->inline_max_growth;
     o->mono_percent = 95;

@@ -21,7 +21,16 @@
  * OSR entry at that loop header as well (VmMethod.osr); the interpreter
  * polls for it every vm.osr_poll back edges (the OSR hook, osr_hook) and
  * continues the running activation there.  In sync mode the back edge
- * that made the method hot already transfers.  A method looping at
+ * that made the method hot already transfers.  In the background (on)
+ * the request depends on how the method runs (calls = its invocations):
+ *   entered once        hot at vm.osr_threshold, not vm.hot_threshold;
+ *                       OSR code only; the ordinary entry waits for a
+ *                       second call (a call that finds the method
+ *                       still interpreted calls the hot hook again)
+ *   calls average       the ordinary entry and the OSR entry, one compile
+ *   >= vm.osr_poll
+ *   back edges
+ *   shorter calls       the ordinary entry only: no call would poll  A method looping at
  * another header than its OSR code's gets a new OSR compile after
  * JIT_OSR_PATIENCE polls, at most JIT_OSR_MAX OSR requests in all.
  * Batching (jit.batch): the compile thread compiles up to that many of
@@ -38,6 +47,8 @@
  *   [41.000ms] jit: queued #14 main prio=1001 osr@17   (also when a
  *              request still queued gets a header: the same id again)
  *   [40.002ms] jit: failed #12 Foo.bar: <reason>
+ *   [40.003ms] jit: deferred #12 main: entered once; ...   (after OSR-only
+ *              code: the ordinary entry waits for a second call)
  *   [99.000ms] jit: dropped #13 Foo.baz: shutdown
  *   [99.100ms] jit: summary queued=2 compiled=1 failed=0 dropped=1 units=1
  *              osr_compiled=1 osr_entries=1   (one line; entries = transfers)
@@ -217,18 +228,52 @@ static void done_locked(Jit *jit, const JitRequest *rq, bool ok, const VmOsr *os
         s->misses = 0;
 }
 
+static uint64_t calls_of(const VmMethod *m)
+{
+    return __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
+}
+
+/* Whether OSR code is worth asking for in the background: the method was
+ * entered once (the looping activation is all there is), or its calls
+ * average at least vm.osr_poll back edges (a running call will poll). */
+static bool loops_long(const Jit *jit, const VmMethod *m)
+{
+    uint64_t calls = calls_of(m), be = __atomic_load_n(&m->prof.backedges, __ATOMIC_RELAXED);
+    int64_t poll = jit->vm->tun.osr_poll;
+    return calls <= 1 || (poll > 0 && be / calls >= (uint64_t)poll);
+}
+
+/* Background mode: a method entered once (main, a kernel's only call) is
+ * hot only at vm.osr_threshold (its call + back edges).  The loops of a start-up
+ * phase end long before their code could arrive, and compiling them
+ * would delay the code of the loops that follow; the polls (osr_hook)
+ * ask again every vm.osr_poll back edges. */
+static bool too_early(const Jit *jit, const VmMethod *m)
+{
+    return jit->mode == JIT_ON && calls_of(m) <= 1 && hotness(m) < jit->vm->tun.osr_threshold;
+}
+
 /* An OSR-only compile (it succeeded or not) is followed by a request for
- * the ordinary entry when the method has none yet. */
+ * the ordinary entry when the method has none yet and has been called
+ * again; a method entered once gets it on its next call (hot_hook). */
 static void follow_up(Jit *jit, const JitRequest *rq)
 {
     VmMethod *m = rq->m;
     if (!rq->osr_only || jit->mode != JIT_ON || m->index >= jit->nmethods ||
         __atomic_load_n(&m->entry, __ATOMIC_RELAXED) != vm_interp_entry)
         return;
+    bool deferred = false;
     pthread_mutex_lock(&jit->mu);
-    if (jit->state[m->index] == JIT_M_DONE && jit_push_locked(jit, m, NULL))
-        jit->state[m->index] = JIT_M_QUEUED;
+    if (jit->state[m->index] == JIT_M_DONE) {
+        if (calls_of(m) <= 1)
+            deferred = jit->osr[m->index].entry_deferred = true;
+        else if (jit_push_locked(jit, m, NULL))
+            jit->state[m->index] = JIT_M_QUEUED;
+    }
     pthread_mutex_unlock(&jit->mu);
+    if (deferred)
+        jit_log(jit, "deferred #%llu %s: entered once; its entry is compiled when it is called again",
+                (unsigned long long)rq->id, m->name);
 }
 
 static void install(Jit *jit, JitRequest *rq, JitResult *res, double t_start)
@@ -314,8 +359,8 @@ size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n)
      * the ordinary entry follows in its own request); likewise when the
      * method has compiled code already.  sync/eager: both in one unit. */
     for (size_t i = 0; i < nlive; i++)
-        live[i].osr_only = live[i].osr_pc &&
-                           (jit->mode == JIT_ON || __atomic_load_n(&live[i].m->entry, __ATOMIC_RELAXED) != vm_interp_entry);
+        live[i].osr_only = live[i].osr_pc && ((jit->mode == JIT_ON && calls_of(live[i].m) <= 1) ||
+                                              __atomic_load_n(&live[i].m->entry, __ATOMIC_RELAXED) != vm_interp_entry);
     if (nlive) {
         if (jit->delay_us)
             usleep(jit->delay_us);
@@ -376,7 +421,18 @@ static void hot_hook(Vm *vm, VmMethod *m, const VmInsn *osr_pc)
     if (!jit || !m || !compilable(jit, m))
         return;
     if (jit->mode == JIT_ON) {
+        if (osr_pc && too_early(jit, m))
+            return;
+        if (osr_pc && !loops_long(jit, m))
+            osr_pc = NULL;   /* short calls: the ordinary entry is what counts */
         pthread_mutex_lock(&jit->mu);
+        JitOsrState *s = &jit->osr[m->index];
+        if (!osr_pc && s->entry_deferred && jit->state[m->index] == JIT_M_DONE &&
+            __atomic_load_n(&m->entry, __ATOMIC_RELAXED) == vm_interp_entry) {
+            s->entry_deferred = false;   /* called again: now it pays */
+            if (jit_push_locked(jit, m, NULL))
+                jit->state[m->index] = JIT_M_QUEUED;
+        }
         if (jit->state[m->index] == JIT_M_NEW) {
             bool queued = jit_push_locked(jit, m, osr_pc);
             jit->state[m->index] = queued ? JIT_M_QUEUED : JIT_M_DONE;
@@ -405,7 +461,9 @@ static void osr_hook(Vm *vm, VmMethod *m, const VmInsn *header)
     JitOsrState *s = &jit->osr[m->index];
     uint8_t state = jit->state[m->index];
     bool ask = false;
-    if (state == JIT_M_QUEUED) {
+    if (jit->mode == JIT_ON && (too_early(jit, m) || !loops_long(jit, m))) {
+        /* not yet, or short calls: OSR code would rarely be entered */
+    } else if (state == JIT_M_QUEUED) {
         if (!s->pending && jit_upgrade_locked(jit, m, header)) {
             s->requests++;
             s->pending = true;

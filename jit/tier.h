@@ -59,6 +59,8 @@ typedef struct JitOsrState {
     uint8_t requests;        /* OSR requests made */
     bool pending;            /* one is queued or compiling */
     bool given_up;           /* a compile failed or gave no OSR code: no more */
+    bool entry_deferred;     /* OSR-only code of a method entered once: its
+                                ordinary entry waits for another call */
     uint16_t misses;         /* polls at another header since OSR code was installed */
 } JitOsrState;
 

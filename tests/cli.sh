@@ -94,7 +94,7 @@ log_lines() {  # log_lines NAME REGEX -- command...: some stderr line matches, n
         echo "FAIL $name: status $st, stdout '$(head -c 100 "$D/out")': $(head -2 "$D/err")"
     elif ! grep -qE "$re" "$D/err"; then
         echo "FAIL $name: no line matches '$re': $(head -3 "$D/err")"
-    elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] jit: (queued|compiled|failed|dropped|summary) ' "$D/err"; then
+    elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] jit: (queued|compiled|failed|dropped|deferred|summary) ' "$D/err"; then
         echo "FAIL $name: malformed line: $(grep -vE '^\[[0-9]+\.[0-9]{3}ms\] jit: ' "$D/err" | head -2)"
     else
         echo "PASS $name"
@@ -108,7 +108,7 @@ log_lines log-jit-compiled-sq '^\[[0-9.]+ms\] jit: compiled #2 sq optset=O2 ' \
 log_lines log-jit-queued '^\[[0-9.]+ms\] jit: queued #[12] sq prio=[0-9]+$' \
     -- $T --log=jit -X vm.hot_threshold=2 run "$D/jitloop.tl"
 log_lines log-jit-summary '^\[[0-9.]+ms\] jit: summary queued=[23] compiled=[0-3] failed=0 dropped=[0-3] units=[0-3] osr_compiled=[01] osr_entries=[01]$' \
-    -- $T --log=jit -X vm.hot_threshold=2 run "$D/jitloop.tl"
+    -- $T --log=jit -X vm.hot_threshold=2 -X vm.osr_threshold=2 run "$D/jitloop.tl"
 log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure$' \
     -- $T --log=jit --jit=sync -X vm.hot_threshold=2 -X jit.fail_every=1 run "$D/jitloop.tl"
 log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \

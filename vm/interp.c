@@ -33,13 +33,15 @@
 
 /* ---- slow paths, kept out of the loop ----------------------------------- */
 
-/* The hot countdown reached zero: tell the higher tiers once.  With an
- * OSR hook the countdown is re-armed, so back edges keep polling (in this
- * slow path only) for OSR code. */
+/* The hot countdown reached zero: tell the higher tiers once, and again
+ * whenever a call finds the method still interpreted (the tier may have
+ * put off its ordinary entry until a second call).  With an OSR hook the
+ * countdown is re-armed, so back edges keep polling (in this slow path
+ * only) for OSR code. */
 static __attribute__((noinline, cold)) void hot(VmThread *t, VmMethod *m, const VmInsn *osr)
 {
     Vm *vm = t->vm;
-    if (vm->hooks.hot && !m->prof.hot) {
+    if (vm->hooks.hot && (!m->prof.hot || (!osr && m->entry == vm_interp_entry))) {
         m->prof.hot = true;
         vm->hooks.hot(vm, m, osr);
     }

@@ -62,6 +62,21 @@ int test_directive_words(const char *text, const char *name, char **out, int max
 
 #include "lang.h"
 #include "vm.h"
+/* Loading programs (util.c): test_link verifies and links m (freed on
+ * failure; tun NULL = defaults; report: failures are test failures);
+ * test_load_tla/test_load_tl assemble or compile src first.  test_unload
+ * frees the VM and its module; test_method finds a method by name (a test
+ * failure if there is none). */
+Vm *test_link(VmModule *m, const VmTunables *tun, bool report);
+Vm *test_load_tla(const char *src, const VmTunables *tun);
+Vm *test_load_tl(const char *name, const char *src, const VmTunables *tun);
+void test_unload(Vm *vm);
+VmMethod *test_method(Vm *vm, const char *name);
+/* The module of a .tla or .tl file (NULL if it does not load). */
+VmModule *test_module_file(const char *path, FILE *diag);
+/* qsort comparison of doubles, ascending. */
+int test_cmp_double(const void *a, const void *b);
+
 /* A program of the test corpus (see test_corpus_each in util.c); the
  * module is the callee's to link and free. */
 typedef struct {

@@ -46,12 +46,6 @@ static JitCompileFn env_jit_compiler;   /* the JIT's test hook, if set */
 static bool env_new(Env *e, const char *const *assign)
 {
     memset(e, 0, sizeof *e);
-    TlOptions to = {.stdlib_dir = "stdlib"};
-    VmModule *m = tl_compile_source("t.tl", SRC, strlen(SRC), &to, stderr, NULL);
-    if (!m) {
-        test_fail(__FILE__, __LINE__, "compile failed");
-        return false;
-    }
     VmTunables tun;
     vm_tunables_default(&tun);
     tun.hot_threshold = 1LL << 40;
@@ -64,14 +58,9 @@ static bool env_new(Env *e, const char *const *assign)
     for (int i = 0; assign && assign[i]; i++)
         if (!vm_tunables_set(&tun, assign[i], &err))
             test_fail(__FILE__, __LINE__, "%s: %s", assign[i], err.msg);
-    e->vm = vm_new(&tun);
-    if (!e->vm || !vm_link(e->vm, m, &err)) {
-        test_fail(__FILE__, __LINE__, "link: %s", err.msg);
-        vm_free(e->vm);
-        vm_module_free(m);
-        e->vm = NULL;
+    e->vm = test_load_tl("t.tl", SRC, &tun);
+    if (!e->vm)
         return false;
-    }
     jit_set_test_hooks(&(JitTestHooks){.compile = env_jit_compiler});
     e->jit = jit_new(e->vm, JIT_SYNC, &err);
     jit_set_test_hooks(NULL);
@@ -90,19 +79,7 @@ static void env_free(Env *e)
     jit_free(e->jit);
     if (e->t)
         vm_thread_free(e->t);
-    if (e->vm) {
-        VmModule *m = e->vm->module;
-        vm_free(e->vm);
-        vm_module_free(m);
-    }
-}
-
-static VmMethod *method(Vm *vm, const char *name)
-{
-    for (uint32_t i = 0; i < vm->module->nmethods; i++)
-        if (!strcmp(vm->module->methods[i].name, name))
-            return &vm->module->methods[i];
-    return NULL;
+    test_unload(e->vm);
 }
 
 /* "Compiled code" for the auditor to find: the interpreter behind another address. */
@@ -246,7 +223,7 @@ TEST(audit_bakeoff_queue_and_decisions)
     }
     memset(&stub, 0, sizeof stub);
     au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *work = method(e.vm, "work"), *twice = method(e.vm, "twice");
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
     work->entry = fake_compiled;
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);            /* both seen: their calls count from here */
@@ -337,7 +314,7 @@ TEST(audit_bakeoff_starts_at_install)
     }
     memset(&stub, 0, sizeof stub);
     au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *twice = method(e.vm, "twice");
+    VmMethod *twice = test_method(e.vm, "twice");
     CHECK_INT(call_int(&e, twice, 1).i, 2);
     CHECK_INT(call_int(&e, twice, 2).i, 4);
     CHECK(twice->entry == vm_interp_entry);
@@ -362,7 +339,7 @@ TEST(audit_bakeoff_concurrent)
     }
     memset(&stub, 0, sizeof stub);
     au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *work = method(e.vm, "work"), *twice = method(e.vm, "twice");
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
     work->entry = fake_compiled;
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);
@@ -393,7 +370,7 @@ TEST(audit_bakeoff_compile_failure)
     memset(&stub, 0, sizeof stub);
     stub.fail = true;
     au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *work = method(e.vm, "work");
+    VmMethod *work = test_method(e.vm, "work");
     work->entry = fake_compiled;
     au_auditor_poll(e.au);
     calls(&e, work, 100);
@@ -413,7 +390,8 @@ TEST(audit_bakeoff_compile_failure)
 }
 
 /* A method whose timed calls take fewer than audit.min_cycles: once each
- * variant has 1000 samples the bakeoff ends FAILED and the old code is back. */
+ * variant has AU_CHEAP_SAMPLES samples the analysis round ends the bakeoff
+ * FAILED and the old code is back. */
 TEST(audit_bakeoff_too_cheap)
 {
     static const char *const set[] = {"audit.clients=aa", "audit.min_samples=100000", "audit.trim_window=10",
@@ -425,7 +403,7 @@ TEST(audit_bakeoff_too_cheap)
     }
     memset(&stub, 0, sizeof stub);
     au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *twice = method(e.vm, "twice");
+    VmMethod *twice = test_method(e.vm, "twice");
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);
     calls(&e, twice, 100);
@@ -457,7 +435,7 @@ TEST(audit_bakeoff_too_cheap)
     }
     memset(&stub, 0, sizeof stub);
     au_auditor_set_compiler(e.au, stub_compile);
-    twice = method(e.vm, "twice");
+    twice = test_method(e.vm, "twice");
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);
     calls(&e, twice, 100);
@@ -485,7 +463,7 @@ TEST(audit_bakeoff_idle)
     }
     memset(&stub, 0, sizeof stub);
     au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *twice = method(e.vm, "twice");
+    VmMethod *twice = test_method(e.vm, "twice");
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);
     calls(&e, twice, 100);
@@ -513,7 +491,7 @@ TEST(audit_bakeoff_injected_failure)
         env_free(&e);
         return;
     }
-    VmMethod *twice = method(e.vm, "twice");
+    VmMethod *twice = test_method(e.vm, "twice");
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);
     calls(&e, twice, 100);
@@ -558,7 +536,7 @@ TEST(audit_dispatcher_counts)
         env_free(&e);
         return;
     }
-    VmMethod *twice = method(e.vm, "twice");
+    VmMethod *twice = test_method(e.vm, "twice");
     twice->entry = fake_compiled;
     au_auditor_poll(e.au);
     calls(&e, twice, 100);
@@ -613,7 +591,7 @@ TEST(audit_dispatcher_counts)
  * every result must equal the interpreter's.  Returns the record. */
 static bool until_decided(Env *e, double max_seconds, AuBakeoffRecord *out)
 {
-    VmMethod *work = method(e->vm, "work");
+    VmMethod *work = test_method(e->vm, "work");
     VmValue a[1] = {{.i = 200}};
     double want = vm_interp_entry(e->t, work, a).f;
     work->entry = fake_compiled;

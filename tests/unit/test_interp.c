@@ -43,34 +43,13 @@ static void count_hot(Vm *vm, VmMethod *m, const VmInsn *osr)
 /* Assembles, verifies and links src; NULL (and a test failure) on error. */
 static Vm *load(const char *src, int64_t hot_threshold, bool hook)
 {
-    VmError err;
-    VmModule *m = vm_asm(src, strlen(src), "t.tla", &err);
-    if (!m) {
-        test_fail(__FILE__, __LINE__, "asm: %s", err.msg);
-        return NULL;
-    }
-    if (!vm_verify(m, &err)) {
-        test_fail(__FILE__, __LINE__, "verify: %s", err.msg);
-        vm_module_free(m);
-        return NULL;
-    }
     VmTunables tun;
     vm_tunables_default(&tun);
     if (hot_threshold)
         tun.hot_threshold = hot_threshold;
-    Vm *vm = vm_new(&tun);
-    if (!vm) {
-        vm_module_free(m);
-        return NULL;
-    }
-    if (hook)
+    Vm *vm = test_load_tla(src, &tun);
+    if (vm && hook)
         vm->hooks.hot = count_hot;
-    if (!vm_link(vm, m, &err)) {
-        test_fail(__FILE__, __LINE__, "link: %s", err.msg);
-        vm_free(vm);
-        vm_module_free(m);
-        return NULL;
-    }
     return vm;
 }
 
@@ -83,13 +62,6 @@ static void run_vm(Vm *vm, Run *r)
     test_restore(2, se, e, r->err, sizeof r->err);
 }
 
-static void unload(Vm *vm)
-{
-    VmModule *m = vm->module;
-    vm_free(vm);
-    vm_module_free(m);
-}
-
 static void run(const char *src, Run *r)
 {
     Vm *vm = load(src, 0, false);
@@ -98,16 +70,7 @@ static void run(const char *src, Run *r)
     if (!vm)
         return;
     run_vm(vm, r);
-    unload(vm);
-}
-
-static VmMethod *method(Vm *vm, const char *name)
-{
-    VmModule *m = vm->module;
-    for (uint32_t i = 0; i < m->nmethods; i++)
-        if (strcmp(m->methods[i].name, name) == 0)
-            return &m->methods[i];
-    return NULL;
+    test_unload(vm);
 }
 
 /* A growable text buffer for generated programs. */
@@ -313,14 +276,14 @@ TEST(interp_branches)
         CHECK_STR(r.out, want.s);
         /* one profile slot per conditional branch (forward JMPs have none),
          * each executed once, in program order */
-        VmMethod *m = method(vm, "main");
+        VmMethod *m = test_method(vm, "main");
         CHECK_INT(m->prof.nbranches, n);
         for (size_t i = 0; i < n && i < m->prof.nbranches; i++) {
             CHECK_INT(m->prof.branches[i].taken, branches[i].taken);
             CHECK_INT(m->prof.branches[i].not_taken, !branches[i].taken);
         }
         CHECK_INT(m->prof.backedges, 0);
-        unload(vm);
+        test_unload(vm);
     }
     free(t.s);
     free(want.s);
@@ -355,7 +318,7 @@ TEST(interp_branch_profile)
     run_vm(vm, &r);
     CHECK_INT(r.status, 0);
     CHECK_STR(r.out, "7\n");
-    VmMethod *m = method(vm, "main");
+    VmMethod *m = test_method(vm, "main");
     CHECK_INT(m->prof.nbranches, 4);
     if (m->prof.nbranches == 4) {
         CHECK_INT(m->prof.branches[0].taken, 3);
@@ -368,7 +331,7 @@ TEST(interp_branch_profile)
     }
     CHECK_INT(m->prof.backedges, 9 + 4);
     CHECK_INT(m->prof.calls, 1);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* ---- calls --------------------------------------------------------------- */
@@ -419,7 +382,7 @@ TEST(interp_calls)
     CHECK_INT(r.status, 0);
     CHECK_STR(r.out, "321\n1\n1\n100\n25\n200\n1000\n200\n1000\n200\n42\n");
     CHECK_STR(r.err, "");
-    VmMethod *m = method(vm, "main");
+    VmMethod *m = test_method(vm, "main");
     CHECK_INT(m->prof.nsites, 3);
     if (m->prof.nsites == 3) {
         /* site 0: CALLV Sq.name once on Sq; site 1: CALLI on Sq then Big;
@@ -432,10 +395,10 @@ TEST(interp_calls)
         CHECK_INT(m->prof.sites[2].seen[0].count, 3);
         CHECK_INT(m->prof.sites[2].other, 0);
     }
-    CHECK_INT(method(vm, "add3")->prof.calls, 1);
-    CHECK_INT(method(vm, "Big.area")->prof.calls, 2);
-    CHECK_INT(method(vm, "main$1")->prof.calls, 1);
-    unload(vm);
+    CHECK_INT(test_method(vm, "add3")->prof.calls, 1);
+    CHECK_INT(test_method(vm, "Big.area")->prof.calls, 2);
+    CHECK_INT(test_method(vm, "main$1")->prof.calls, 1);
+    test_unload(vm);
 }
 
 static const char recurse_src[] =
@@ -592,13 +555,13 @@ TEST(interp_hot_calls)
     CHECK_INT(r.status, 0);
     /* threshold 5: main fires at its 4th back edge (1 call + 4), f at its
      * 5th call; each exactly once */
-    VmMethod *f = method(vm, "f"), *m = method(vm, "main");
+    VmMethod *f = test_method(vm, "f"), *m = test_method(vm, "main");
     CHECK_INT(hot_calls, 2);
     CHECK(f->prof.hot);
     CHECK(m->prof.hot);
     CHECK_INT(f->prof.calls, 20);
     CHECK_INT(m->prof.backedges, 19);
-    unload(vm);
+    test_unload(vm);
 }
 
 TEST(interp_hot_once)
@@ -615,7 +578,7 @@ TEST(interp_hot_once)
     Vm *vm = load(src, 10, true);
     if (!vm)
         return;
-    VmMethod *f = method(vm, "f"), *m = method(vm, "main");
+    VmMethod *f = test_method(vm, "f"), *m = test_method(vm, "main");
     Run r;
     run_vm(vm, &r);
     CHECK_INT(r.status, 0);
@@ -623,7 +586,7 @@ TEST(interp_hot_once)
     CHECK(f->prof.hot && m->prof.hot);
     CHECK_INT(f->prof.calls, 50);
     CHECK_INT(m->prof.backedges, 49);
-    unload(vm);
+    test_unload(vm);
 
     /* only calls: exactly one hook, for f, without osr pc, at call 10 */
     const char *src2 =
@@ -641,10 +604,10 @@ TEST(interp_hot_once)
         return;
     run_vm(vm, &r);
     CHECK_INT(hot_calls, 1);
-    CHECK(hot_method == method(vm, "f"));
+    CHECK(hot_method == test_method(vm, "f"));
     CHECK(hot_osr == NULL);
-    CHECK_INT(method(vm, "f")->prof.calls, 12);
-    unload(vm);
+    CHECK_INT(test_method(vm, "f")->prof.calls, 12);
+    test_unload(vm);
 }
 
 TEST(interp_hot_osr_pc)
@@ -662,12 +625,12 @@ TEST(interp_hot_osr_pc)
     Run r;
     run_vm(vm, &r);
     CHECK_INT(r.status, 0);
-    VmMethod *m = method(vm, "main");
+    VmMethod *m = test_method(vm, "main");
     CHECK_INT(hot_calls, 1);
     CHECK(hot_method == m);
     CHECK(hot_osr == m->code + 2);
     CHECK_INT(m->prof.backedges, 99);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* What a higher tier does: on the hot hook, install other code for the
@@ -710,6 +673,6 @@ TEST(interp_entry_install)
     CHECK_STR(r.out, "1\n2\n200\n300\n400\n");
     /* the interpreter counts the calls it runs; compiled code counts its
      * own (jit/codegen.c), which this stand-in does not */
-    CHECK_INT(method(vm, "f")->prof.calls, 2);
-    unload(vm);
+    CHECK_INT(test_method(vm, "f")->prof.calls, 2);
+    test_unload(vm);
 }

@@ -78,70 +78,6 @@ static void run_free(Run *r)
     free(r->err);
 }
 
-static Vm *link_quiet(VmModule *m, const VmTunables *tun, bool report)
-{
-    VmError err;
-    if (!m)
-        return NULL;
-    if (!vm_verify(m, &err)) {
-        if (report)
-            test_fail(__FILE__, __LINE__, "verify: %s", err.msg);
-        vm_module_free(m);
-        return NULL;
-    }
-    Vm *vm = vm_new(tun);
-    if (!vm || !vm_link(vm, m, &err)) {
-        if (report)
-            test_fail(__FILE__, __LINE__, "link: %s", vm ? err.msg : "vm_new");
-        vm_free(vm);
-        vm_module_free(m);
-        return NULL;
-    }
-    return vm;
-}
-
-static Vm *link_module(VmModule *m, const VmTunables *tun)
-{
-    return link_quiet(m, tun, true);
-}
-
-static Vm *load_tla(const char *src, const VmTunables *tun)
-{
-    VmError err;
-    VmModule *m = vm_asm(src, strlen(src), "t.tla", &err);
-    if (!m)
-        test_fail(__FILE__, __LINE__, "asm: %s", err.msg);
-    return link_module(m, tun);
-}
-
-static Vm *load_tl(const char *src, const VmTunables *tun)
-{
-    TlOptions to = {.stdlib_dir = "stdlib"};
-    VmModule *m = tl_compile_source("t.tl", src, strlen(src), &to, stderr, NULL);
-    if (!m)
-        test_fail(__FILE__, __LINE__, "tl_compile_source failed");
-    return link_module(m, tun);
-}
-
-static void unload(Vm *vm)
-{
-    if (!vm)
-        return;
-    VmModule *m = vm->module;
-    vm_free(vm);
-    vm_module_free(m);
-}
-
-static VmMethod *method(Vm *vm, const char *name)
-{
-    VmModule *m = vm->module;
-    for (uint32_t i = 0; i < m->nmethods; i++)
-        if (!strcmp(m->methods[i].name, name))
-            return &m->methods[i];
-    test_fail(__FILE__, __LINE__, "no method %s", name);
-    return NULL;
-}
-
 /* Compiles m; installs the code when install.  Returns success. */
 static bool compile_one(VmMethod *m, const char *optset, bool install, VmError *err, JitResult *res)
 {
@@ -234,11 +170,11 @@ static Run differential(Vm *vm, const char *skip, const char *label, int line, i
 
 #define DIFF_TL(src, skip)                                                     \
     do {                                                                       \
-        Vm *vm_ = load_tl(src, NULL);                                          \
+        Vm *vm_ = test_load_tl("t.tl", src, NULL);                             \
         if (vm_) {                                                             \
             Run r_ = differential(vm_, skip, __func__, __LINE__, 0, NULL);     \
             run_free(&r_);                                                     \
-            unload(vm_);                                                       \
+            test_unload(vm_);                                                  \
         }                                                                      \
     } while (0)
 
@@ -327,7 +263,7 @@ TEST(jit_errors)
         char src[1024];
         snprintf(src, sizeof src, "fn helper(k: int) {\n  %s\n}\nfn main() {\n  println(\"start\");\n  helper(1);\n}\n",
                  bodies[i]);
-        Vm *vm = load_tl(src, NULL);
+        Vm *vm = test_load_tl("t.tl", src, NULL);
         if (!vm)
             continue;
         char label[64];
@@ -338,7 +274,7 @@ TEST(jit_errors)
         CHECK_CONTAINS(r.err, "at helper (t.tl:2)");
         CHECK_CONTAINS(r.err, "at main (t.tl:6)");
         run_free(&r);
-        unload(vm);
+        test_unload(vm);
     }
 }
 
@@ -363,7 +299,7 @@ TEST(jit_error_in_inlined_callee)
                       "  println(s);\n"
                       "  println(mid(1, 0));\n"
                       "}\n";
-    Vm *vm = load_tl(src, NULL);
+    Vm *vm = test_load_tl("t.tl", src, NULL);
     if (!vm)
         return;
     Run ref = run_capture(vm, 0, NULL);
@@ -371,7 +307,7 @@ TEST(jit_error_in_inlined_callee)
     /* only main compiled: div and mid are inlined into it */
     VmError err;
     reset_globals(vm);
-    CHECK(compile_one(method(vm, "main"), "O2", true, &err, NULL));
+    CHECK(compile_one(test_method(vm, "main"), "O2", true, &err, NULL));
     Run got = run_capture(vm, 0, NULL);
     same_run(&ref, &got, "inlined error", __LINE__);
     run_free(&got);
@@ -381,16 +317,16 @@ TEST(jit_error_in_inlined_callee)
     for (int k = 0; k < 2; k++) {
         restore_interp(vm);
         reset_globals(vm);
-        CHECK(compile_one(method(vm, "main"), "O2", true, &err, NULL));
+        CHECK(compile_one(test_method(vm, "main"), "O2", true, &err, NULL));
         if (k)
-            CHECK(compile_one(method(vm, "div"), "O0", true, &err, NULL));
+            CHECK(compile_one(test_method(vm, "div"), "O0", true, &err, NULL));
         got = run_capture(vm, 0, NULL);
         same_run(&ref, &got, k ? "call from inlined code, compiled callee" : "call from inlined code", __LINE__);
         run_free(&got);
     }
     run_free(&ref);
     restore_interp(vm);
-    unload(vm);
+    test_unload(vm);
 
     /* a null receiver in an inlined virtual call raises in the real call */
     const char *src2 = "class C { v: int; fn get(): int { return self.v; } }\n"
@@ -403,12 +339,12 @@ TEST(jit_error_in_inlined_callee)
                        "  let n: C = null;\n"
                        "  println(field(n));\n"
                        "}\n";
-    vm = load_tl(src2, NULL);
+    vm = test_load_tl("t.tl", src2, NULL);
     if (vm) {
         Run r = differential(vm, NULL, "inlined null receiver", __LINE__, 0, NULL);
         CHECK_CONTAINS(r.err, "null dereference");
         run_free(&r);
-        unload(vm);
+        test_unload(vm);
     }
 }
 
@@ -425,7 +361,7 @@ TEST(jit_deep_recursion_and_mixed_tiers)
                       "  println(a(5001));\n"
                       "  println(boom(3));\n"
                       "}\n";
-    Vm *vm = load_tl(src, NULL);
+    Vm *vm = test_load_tl("t.tl", src, NULL);
     if (!vm)
         return;
     Run ref = run_capture(vm, 0, NULL);
@@ -441,7 +377,7 @@ TEST(jit_deep_recursion_and_mixed_tiers)
         restore_interp(vm);
     }
     run_free(&ref);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* The VmEntry ABI, called straight from C: arguments in, result out, the
@@ -466,10 +402,10 @@ TEST(jit_entry_abi)
                       "  CALLN _, r0, println_int\n"
                       "  RETV\n"
                       "end\n";
-    Vm *vm = load_tla(src, NULL);
+    Vm *vm = test_load_tla(src, NULL);
     if (!vm)
         return;
-    VmMethod *m = method(vm, "mix");
+    VmMethod *m = test_method(vm, "mix");
     VmError err;
     if (m && compile_one(m, "O2", true, &err, NULL)) {
         VmThread *t = vm_thread_new(vm);
@@ -485,12 +421,12 @@ TEST(jit_entry_abi)
         test_fail(__FILE__, __LINE__, "compile: %s", err.msg);
     }
     restore_interp(vm);
-    unload(vm);
+    test_unload(vm);
 
     /* Compiled recursion uses the C stack, so O0 code (big frames) may hit
      * the C stack limit before vm.max_frames: same error, same innermost
      * and outermost frames, only the "... N more frames" count differs. */
-    vm = load_tl("fn down(n: int): int { return 1 + down(n + 1); }\nfn main() { println(down(0)); }\n", NULL);
+    vm = test_load_tl("t.tl", "fn down(n: int): int { return 1 + down(n + 1); }\nfn main() { println(down(0)); }\n", NULL);
     if (vm) {
         Run ref = run_capture(vm, 0, NULL);
         const char *sets[] = {"O0", "O2"};
@@ -505,7 +441,7 @@ TEST(jit_entry_abi)
             restore_interp(vm);
         }
         run_free(&ref);
-        unload(vm);
+        test_unload(vm);
     }
 }
 
@@ -513,10 +449,10 @@ TEST(jit_entry_abi)
 
 TEST(jit_failed_compile_keeps_interpreter)
 {
-    Vm *vm = load_tl("fn f(x: int): int { return x * 2; }\nfn main() { println(f(21)); }\n", NULL);
+    Vm *vm = test_load_tl("t.tl", "fn f(x: int): int { return x * 2; }\nfn main() { println(f(21)); }\n", NULL);
     if (!vm)
         return;
-    VmMethod *f = method(vm, "f");
+    VmMethod *f = test_method(vm, "f");
     VmError err = {{0}};
     JitResult r;
     /* gcc's own diagnostic for the bad option goes to stderr: hide it */
@@ -548,7 +484,7 @@ TEST(jit_failed_compile_keeps_interpreter)
     CHECK_STR(run.out, "42\n");
     run_free(&run);
     restore_interp(vm);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* ---- the corpus ------------------------------------------------------------------- */
@@ -564,7 +500,7 @@ static void corpus_program(TestProgram *p, void *ctx)
     CorpusCount *c = ctx;
     VmModule *m = p->m;
     VmError err;
-    Vm *vm = link_quiet(m, &p->tun, false);
+    Vm *vm = test_link(m, &p->tun, false);
     if (!vm)
         return;
     Run ref = run_capture(vm, p->nargs, p->args);
@@ -584,7 +520,7 @@ static void corpus_program(TestProgram *p, void *ctx)
     same_run(&ref, &got, p->path, __LINE__);
     run_free(&ref);
     run_free(&got);
-    unload(vm);
+    test_unload(vm);
 }
 
 TEST(jit_corpus)
@@ -603,12 +539,6 @@ TEST(jit_corpus)
 
 /* ---- compile latency (JIT_LATENCY=1 only: prints, checks nothing) ---------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 TEST(jit_latency)
 {
     if (!getenv("JIT_LATENCY"))
@@ -622,19 +552,9 @@ TEST(jit_latency)
         size_t bytes[512];
         int n = 0;
         for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-            VmBuf buf = {0};
             VmError err;
-            if (!vm_read_file(files[i], &buf, &err))
-                continue;
-            VmModule *m;
-            if (strstr(files[i], ".tla")) {
-                m = vm_asm((char *)buf.data, buf.len, files[i], &err);
-            } else {
-                TlOptions to = {.stdlib_dir = "stdlib"};
-                m = tl_compile_file(files[i], &to, stderr, NULL);
-            }
-            vm_buf_free(&buf);
-            Vm *vm = link_module(m, NULL);
+            VmModule *m = test_module_file(files[i], stderr);
+            Vm *vm = test_link(m, NULL, true);
             if (!vm)
                 continue;
             vm_tunables_set(&vm->tun, routes[r], &err);
@@ -649,14 +569,14 @@ TEST(jit_latency)
                 bytes[n] = res.code_bytes;
                 n++;
             }
-            unload(vm);
+            test_unload(vm);
         }
         if (!n)
             continue;
-        qsort(ir, (size_t)n, sizeof *ir, cmp_double);
-        qsort(cc, (size_t)n, sizeof *cc, cmp_double);
-        qsort(as, (size_t)n, sizeof *as, cmp_double);
-        qsort(tot, (size_t)n, sizeof *tot, cmp_double);
+        qsort(ir, (size_t)n, sizeof *ir, test_cmp_double);
+        qsort(cc, (size_t)n, sizeof *cc, test_cmp_double);
+        qsort(as, (size_t)n, sizeof *as, test_cmp_double);
+        qsort(tot, (size_t)n, sizeof *tot, test_cmp_double);
         size_t b = 0;
         for (int k = 0; k < n; k++)
             b += bytes[k];

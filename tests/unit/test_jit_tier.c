@@ -82,66 +82,56 @@ static int stub_count(const VmMethod *m)
 
 static Vm *load(int64_t hot_threshold, int64_t fail_every)
 {
-    VmError err;
-    VmModule *m = vm_asm(PROGRAM, strlen(PROGRAM), "tier.tla", &err);
-    if (!m) {
-        test_fail(__FILE__, __LINE__, "asm: %s", err.msg);
-        return NULL;
-    }
-    if (!vm_verify(m, &err)) {
-        test_fail(__FILE__, __LINE__, "verify: %s", err.msg);
-        vm_module_free(m);
-        return NULL;
-    }
     VmTunables tun;
     vm_tunables_default(&tun);
     tun.hot_threshold = hot_threshold;
+    tun.osr_threshold = hot_threshold;   /* main's loop counts like any other */
     tun.jit_fail_every = fail_every;
     tun.stack_slots = 1 << 14;
     tun.max_frames = 1024;
-    Vm *vm = vm_new(&tun);
-    if (!vm || !vm_link(vm, m, &err)) {
-        test_fail(__FILE__, __LINE__, "link failed");
-        vm_free(vm);
-        vm_module_free(m);
-        return NULL;
-    }
-    return vm;
+    return test_load_tla(PROGRAM, &tun);
 }
 
-static void unload(Vm *vm)
+/* A tier in `mode` over vm compiling with the stub (whose record starts
+ * empty) under the other test hooks given; NULL and a failure if jit_new
+ * fails. */
+static Jit *stub_jit(Vm *vm, JitMode mode, JitTestHooks hooks)
 {
-    VmModule *m = vm->module;
-    vm_free(vm);
-    vm_module_free(m);
+    stub_reset();
+    hooks.compile = stub_compile;
+    jit_set_test_hooks(&hooks);
+    VmError err;
+    Jit *jit = jit_new(vm, mode, &err);
+    jit_set_test_hooks(NULL);
+    if (!jit)
+        test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
+    return jit;
 }
 
-static VmMethod *method(Vm *vm, const char *name)
+/* load() and stub_jit() together: *jit is the tier.  NULL if either fails,
+ * with the VM freed and hooks.log closed, so a test only has to return. */
+static Vm *load_stub(int64_t hot_threshold, int64_t fail_every, JitMode mode, JitTestHooks hooks, Jit **jit)
 {
-    for (uint32_t i = 0; i < vm->module->nmethods; i++)
-        if (!strcmp(vm->module->methods[i].name, name))
-            return &vm->module->methods[i];
+    Vm *vm = load(hot_threshold, fail_every);
+    *jit = vm ? stub_jit(vm, mode, hooks) : NULL;
+    if (*jit)
+        return vm;
+    if (hooks.log)
+        fclose(hooks.log);
+    test_unload(vm);
     return NULL;
 }
 
 /* Runs the program with stdout captured; returns its status and run time. */
 static int run(Vm *vm, char *out, size_t size, double *seconds)
 {
-    fflush(stdout);
-    FILE *tmp = tmpfile();
-    int saved = dup(1);
-    dup2(fileno(tmp), 1);
+    FILE *tmp;
+    int saved = test_redirect(1, &tmp);
     double t0 = jit_now();
     int status = vm_run(vm, 0, NULL);
     if (seconds)
         *seconds = jit_now() - t0;
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    rewind(tmp);
-    size_t n = fread(out, 1, size - 1, tmp);
-    out[n] = 0;
-    fclose(tmp);
+    test_restore(1, saved, tmp, out, size);
     return status;
 }
 
@@ -180,26 +170,17 @@ TEST(jit_off_wires_nothing)
     CHECK(jit != NULL);
     CHECK(vm->hooks.hot == NULL);
     jit_free(jit);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* Queued while the thread is paused; when it resumes, the order follows
  * the live hotness (main's back edges, then a, c, b), not queue order. */
 TEST(jit_queue_hottest_first)
 {
-    Vm *vm = load(5, 0);
+    Jit *jit;
+    Vm *vm = load_stub(5, 0, JIT_ON, (JitTestHooks){.paused = true}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .paused = true});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, &err);
-    jit_set_test_hooks(NULL);
-    if (!jit) {
-        test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
-        unload(vm);
-        return;
-    }
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, "320\n");
@@ -214,41 +195,33 @@ TEST(jit_queue_hottest_first)
         CHECK_STR(stub_order[2]->name, "c");
         CHECK_STR(stub_order[3]->name, "b");
     }
-    CHECK(method(vm, "a")->entry == stub_entry);
+    CHECK(test_method(vm, "a")->entry == stub_entry);
     CHECK_INT(jit_test_stats(jit).compiled, 4);
     jit_free(jit);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* Each method is requested once however often it gets hot or is queued. */
 TEST(jit_each_method_queued_once)
 {
-    Vm *vm = load(1, 0);
+    Jit *jit;
+    Vm *vm = load_stub(1, 0, JIT_ON, (JitTestHooks){0}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, &err);
-    jit_set_test_hooks(NULL);
-    if (!jit) {
-        unload(vm);
-        return;
-    }
     char out[256];
     for (int k = 0; k < 3; k++)
         CHECK_INT(run(vm, out, sizeof out, NULL), 0);
-    VmMethod *a = method(vm, "a");
+    VmMethod *a = test_method(vm, "a");
     for (int k = 0; k < 5; k++)
         jit_enqueue(jit, a);
     jit_test_wait_idle(jit);
     CHECK_INT(jit_test_stats(jit).queued, 4);
     CHECK_INT(stub_count(a), 1);
-    CHECK_INT(stub_count(method(vm, "b")), 1);
-    CHECK_INT(stub_count(method(vm, "main")), 1);
+    CHECK_INT(stub_count(test_method(vm, "b")), 1);
+    CHECK_INT(stub_count(test_method(vm, "main")), 1);
     CHECK_INT(stub_n, 4);
     jit_free(jit);
-    unload(vm);
+    test_unload(vm);
 }
 
 static bool busy(Jit *jit)
@@ -263,20 +236,12 @@ static bool busy(Jit *jit)
  * queues its hot methods) without waiting for it. */
 TEST(jit_program_never_waits)
 {
-    Vm *vm = load(3, 0);
+    const unsigned delay_us = 400000;
+    Jit *jit;
+    Vm *vm = load_stub(3, 0, JIT_ON, (JitTestHooks){.delay_us = delay_us}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    const unsigned delay_us = 400000;
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .delay_us = delay_us});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, &err);
-    jit_set_test_hooks(NULL);
-    if (!jit) {
-        unload(vm);
-        return;
-    }
-    jit_enqueue(jit, method(vm, "b"));  /* the slow compile */
+    jit_enqueue(jit, test_method(vm, "b"));  /* the slow compile */
     for (int k = 0; k < 2000 && !busy(jit); k++)
         usleep(100);
     CHECK(busy(jit));
@@ -293,7 +258,7 @@ TEST(jit_program_never_waits)
     double waited = jit_now() - t0;
     CHECK(waited < 2 * delay_us * 1e-6);
     CHECK(stub_n <= 1);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* jit.fail_every=1: every compile fails before the compiler runs; all
@@ -302,20 +267,11 @@ TEST(jit_fault_injection)
 {
     static const JitMode modes[] = {JIT_SYNC, JIT_EAGER, JIT_ON};
     for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
-        Vm *vm = load(2, 1);
+        FILE *log = tmpfile();
+        Jit *jit;
+        Vm *vm = load_stub(2, 1, modes[k], (JitTestHooks){.log = log}, &jit);
         if (!vm)
             return;
-        stub_reset();
-        FILE *log = tmpfile();
-        jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .log = log});
-        VmError err;
-        Jit *jit = jit_new(vm, modes[k], &err);
-        jit_set_test_hooks(NULL);
-        if (!jit) {
-            fclose(log);
-            unload(vm);
-            return;
-        }
         char out[256];
         CHECK_INT(run(vm, out, sizeof out, NULL), 0);
         CHECK_STR(out, "320\n");
@@ -333,22 +289,18 @@ TEST(jit_fault_injection)
         CHECK_CONTAINS(text, ": injected failure\n");
         CHECK(strstr(text, "jit: compiled") == NULL);
         fclose(log);
-        unload(vm);
+        test_unload(vm);
     }
 }
 
 /* Every second compile fails: the others are installed and logged. */
 TEST(jit_fault_injection_every_second)
 {
-    Vm *vm = load(2, 2);
+    FILE *log = tmpfile();
+    Jit *jit;
+    Vm *vm = load_stub(2, 2, JIT_SYNC, (JitTestHooks){.log = log}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    FILE *log = tmpfile();
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .log = log});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_SYNC, &err);
-    jit_set_test_hooks(NULL);
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, "320\n");
@@ -362,21 +314,17 @@ TEST(jit_fault_injection_every_second)
     CHECK_CONTAINS(text, "jit: compiled #1 main optset=");
     CHECK_CONTAINS(text, "jit: failed #2 a: injected failure");
     fclose(log);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* jit_free with requests still queued drops them (logged) and returns. */
 TEST(jit_shutdown_with_queue)
 {
-    Vm *vm = load(2, 0);
+    FILE *log = tmpfile();
+    Jit *jit;
+    Vm *vm = load_stub(2, 0, JIT_ON, (JitTestHooks){.log = log, .paused = true}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    FILE *log = tmpfile();
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .log = log, .paused = true});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, &err);
-    jit_set_test_hooks(NULL);
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_INT(jit_test_stats(jit).queued, 4);
@@ -389,46 +337,40 @@ TEST(jit_shutdown_with_queue)
     CHECK_CONTAINS(text, "jit: summary queued=4 compiled=0 failed=0 dropped=4");
     CHECK(vm->hooks.hot == NULL);  /* unwired */
     fclose(log);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* sync: a method compiled on the hot path; eager: main before the run,
  * every called method at its first call. */
 TEST(jit_sync_and_eager)
 {
-    Vm *vm = load(3, 0);
+    Jit *jit;
+    Vm *vm = load_stub(3, 0, JIT_SYNC, (JitTestHooks){0}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_SYNC, &err);
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, "320\n");
-    CHECK(method(vm, "a")->entry == stub_entry);  /* no thread: installed by now */
-    CHECK(method(vm, "b")->entry == stub_entry);
+    CHECK(test_method(vm, "a")->entry == stub_entry);  /* no thread: installed by now */
+    CHECK(test_method(vm, "b")->entry == stub_entry);
     CHECK_INT(stub_n, 4);
     jit_free(jit);
-    unload(vm);
+    test_unload(vm);
 
-    vm = load(1000000, 0);
+    vm = load_stub(1000000, 0, JIT_EAGER, (JitTestHooks){0}, &jit);
     if (!vm)
         return;
-    stub_reset();
-    jit = jit_new(vm, JIT_EAGER, &err);
-    jit_set_test_hooks(NULL);
-    CHECK(method(vm, "main")->entry == stub_entry);
-    CHECK(method(vm, "a")->entry == vm_interp_entry);
+    CHECK(test_method(vm, "main")->entry == stub_entry);
+    CHECK(test_method(vm, "a")->entry == vm_interp_entry);
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, "320\n");
-    CHECK(method(vm, "a")->entry == stub_entry);
-    CHECK(method(vm, "c")->entry == stub_entry);
+    CHECK(test_method(vm, "a")->entry == stub_entry);
+    CHECK(test_method(vm, "c")->entry == stub_entry);
     CHECK_INT(stub_n, 4);
     if (stub_n == 4)
         CHECK_STR(stub_order[0]->name, "main");
     jit_free(jit);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* ---- on-stack replacement and batching (the real compiler) ----------------- */
@@ -461,29 +403,11 @@ static const char *const OSR_SRC =
     "}\n";
 static const char *const OSR_OUT = "512372\n724707\n99999.5 s050000\n";
 
-static Vm *load_tl_tun(const char *src, const VmTunables *tun)
-{
-    TlOptions to = {.stdlib_dir = "stdlib"};
-    VmModule *m = tl_compile_source("osr.tl", src, strlen(src), &to, stderr, NULL);
-    VmError err;
-    if (!m) {
-        test_fail(__FILE__, __LINE__, "tl_compile_source failed");
-        return NULL;
-    }
-    Vm *vm = vm_new(tun);
-    if (!vm || !vm_link(vm, m, &err)) {
-        test_fail(__FILE__, __LINE__, "link failed");
-        vm_free(vm);
-        vm_module_free(m);
-        return NULL;
-    }
-    return vm;
-}
-
 static void osr_tunables(VmTunables *tun, int64_t hot, int64_t poll)
 {
     vm_tunables_default(tun);
     tun->hot_threshold = hot;
+    tun->osr_threshold = hot;
     tun->osr_poll = poll;
 }
 
@@ -494,22 +418,22 @@ TEST(jit_osr_transfers)
 {
     VmTunables tun;
     osr_tunables(&tun, 30, 50);
-    Vm *vm = load_tl_tun(OSR_SRC, &tun);
+    Vm *vm = test_load_tl("osr.tl", OSR_SRC, &tun);
     if (!vm)
         return;
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);   /* no tier: the interpreter */
     CHECK_STR(out, OSR_OUT);
-    unload(vm);
+    test_unload(vm);
 
-    vm = load_tl_tun(OSR_SRC, &tun);
+    vm = test_load_tl("osr.tl", OSR_SRC, &tun);
     if (!vm)
         return;
     VmError err;
     Jit *jit = jit_new(vm, JIT_SYNC, &err);
     if (!jit) {
         test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
-        unload(vm);
+        test_unload(vm);
         return;
     }
     CHECK(vm->hooks.osr != NULL);
@@ -520,14 +444,14 @@ TEST(jit_osr_transfers)
     CHECK_INT(s.failed, 0);
     CHECK_INT(s.osr_compiled, 3);
     CHECK_INT(s.osr_entries, 14);
-    CHECK_INT(method(vm, "work")->prof.osr_entries, 1);
-    CHECK_INT(method(vm, "deep")->prof.osr_entries, 12);
-    CHECK_INT(method(vm, "main")->prof.osr_entries, 1);
-    CHECK_INT(method(vm, "caller")->prof.osr_entries, 0);
-    VmMethod *w = method(vm, "work");
+    CHECK_INT(test_method(vm, "work")->prof.osr_entries, 1);
+    CHECK_INT(test_method(vm, "deep")->prof.osr_entries, 12);
+    CHECK_INT(test_method(vm, "main")->prof.osr_entries, 1);
+    CHECK_INT(test_method(vm, "caller")->prof.osr_entries, 0);
+    VmMethod *w = test_method(vm, "work");
     CHECK(w->osr && w->osr->pc > w->code && w->osr->pc < w->code + w->ncode);
     CHECK(w->entry != vm_interp_entry);   /* the normal entry came with it */
-    unload(vm);
+    test_unload(vm);
 }
 
 /* vm.osr_poll=0 stops the polls, so only
@@ -537,7 +461,7 @@ TEST(jit_osr_poll_off)
 {
     VmTunables tun;
     osr_tunables(&tun, 30, 0);
-    Vm *vm = load_tl_tun(OSR_SRC, &tun);
+    Vm *vm = test_load_tl("osr.tl", OSR_SRC, &tun);
     if (!vm)
         return;
     VmError err;
@@ -546,9 +470,9 @@ TEST(jit_osr_poll_off)
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, OSR_OUT);
     jit_free(jit);
-    CHECK_INT(method(vm, "work")->prof.osr_entries, 1);
-    CHECK_INT(method(vm, "deep")->prof.osr_entries, 1);
-    unload(vm);
+    CHECK_INT(test_method(vm, "work")->prof.osr_entries, 1);
+    CHECK_INT(test_method(vm, "deep")->prof.osr_entries, 1);
+    test_unload(vm);
 }
 
 /* A run-time error inside OSR'd code: the same trace as the interpreter. */
@@ -570,7 +494,7 @@ TEST(jit_osr_error_trace)
     for (int k = 0; k < 2; k++) {
         VmTunables tun;
         osr_tunables(&tun, 20, 50);
-        Vm *vm = load_tl_tun(src, &tun);
+        Vm *vm = test_load_tl("osr.tl", src, &tun);
         if (!vm)
             return;
         VmError err;
@@ -584,7 +508,7 @@ TEST(jit_osr_error_trace)
             CHECK_INT(jit_test_stats(jit).osr_entries, 1);
             jit_free(jit);
         }
-        unload(vm);
+        test_unload(vm);
     }
     CHECK_STR(ref, "error: index out of bounds: index 8, length 8\n"
                    "  at get (osr.tl:1)\n"
@@ -605,13 +529,13 @@ TEST(jit_osr_background)
         "}\n";
     VmTunables tun;
     osr_tunables(&tun, 1000, 1000);
-    Vm *vm = load_tl_tun(src, &tun);
+    Vm *vm = test_load_tl("osr.tl", src, &tun);
     if (!vm)
         return;
     VmError err;
     Jit *jit = jit_new(vm, JIT_ON, &err);
     if (!jit) {
-        unload(vm);
+        test_unload(vm);
         return;
     }
     char out[64];
@@ -622,7 +546,7 @@ TEST(jit_osr_background)
     jit_free(jit);
     CHECK_INT(s.osr_compiled, 1);
     CHECK_INT(s.osr_entries, 1);
-    unload(vm);
+    test_unload(vm);
 }
 
 /* Batching with the stub compiler: four queued methods are one unit with
@@ -634,13 +558,9 @@ TEST(jit_batch_units)
         if (!vm)
             return;
         vm->tun.jit_batch = b ? 1 : 8;
-        stub_reset();
-        jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .paused = true});
-        VmError err;
-        Jit *jit = jit_new(vm, JIT_ON, &err);
-        jit_set_test_hooks(NULL);
+        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true});
         if (!jit) {
-            unload(vm);
+            test_unload(vm);
             return;
         }
         char out[256];
@@ -656,7 +576,7 @@ TEST(jit_batch_units)
             CHECK_STR(stub_order[3]->name, "b");
         }
         jit_free(jit);
-        unload(vm);
+        test_unload(vm);
     }
 }
 
@@ -673,7 +593,7 @@ TEST(jit_compile_unit_batch)
         "fn main() { let a: A = B(); println(sum(10) + a.f()); }\n";
     VmTunables tun;
     osr_tunables(&tun, 1000, 1000);
-    Vm *vm = load_tl_tun(src, &tun);
+    Vm *vm = test_load_tl("osr.tl", src, &tun);
     if (!vm)
         return;
     char out[64];
@@ -685,12 +605,12 @@ TEST(jit_compile_unit_batch)
     VmError err[4];
     for (int i = 0; i < 4; i++) {
         memset(&rq[i], 0, sizeof rq[i]);
-        rq[i].m = method(vm, names[i]);
+        rq[i].m = test_method(vm, names[i]);
         rq[i].optset = "O1";
         ir_options_default(&rq[i].ir, &vm->tun);
     }
     if (!rq[0].m || !rq[1].m || !rq[2].m || !rq[3].m) {
-        unload(vm);
+        test_unload(vm);
         return;
     }
     rq[2].osr_pc = &rq[2].m->code[1];   /* inside sum's first block: no OSR entry */
@@ -708,16 +628,10 @@ TEST(jit_compile_unit_batch)
             rq[i].m->entry = res[i].entry;
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, "292\n");
-    unload(vm);
+    test_unload(vm);
 }
 
 /* ---- compile latency with batching (JIT_LATENCY=1 only: prints, checks nothing) -- */
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Groups of up to 8 methods of a few test programs (profiles filled by a
  * run), each group compiled in units of 1, of 4 and of 8 methods, the
@@ -736,17 +650,10 @@ TEST(jit_latency_batch)
     double per[NS][MAXG * REPS], lat[NS][MAXG * REPS * 8];
     int nper[NS] = {0}, nlat[NS] = {0}, nmeth = 0, ngroups = 0;
     for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
-        TlOptions to = {.stdlib_dir = "stdlib"};
-        VmModule *m = tl_compile_file(files[f], &to, stderr, NULL);
-        VmTunables tun;
-        vm_tunables_default(&tun);
-        VmError err;
-        Vm *vm = m ? vm_new(&tun) : NULL;
-        if (!vm || !vm_link(vm, m, &err)) {
-            vm_free(vm);
-            vm_module_free(m);
+        VmModule *m = test_module_file(files[f], stderr);
+        Vm *vm = test_link(m, NULL, false);
+        if (!vm)
             continue;
-        }
         char out[4096];
         run(vm, out, sizeof out, NULL);
         JitRequest rq[8];
@@ -787,8 +694,8 @@ TEST(jit_latency_batch)
     for (int z = 0; z < NS; z++) {
         if (!nper[z])
             continue;
-        qsort(per[z], (size_t)nper[z], sizeof *per[z], cmp_dbl);
-        qsort(lat[z], (size_t)nlat[z], sizeof *lat[z], cmp_dbl);
+        qsort(per[z], (size_t)nper[z], sizeof *per[z], test_cmp_double);
+        qsort(lat[z], (size_t)nlat[z], sizeof *lat[z], test_cmp_double);
         fprintf(stderr, "jit.batch=%zu: %d methods in %d groups x %d runs: median per method %.1f ms, "
                 "median unit latency %.1f ms\n",
                 sizes[z], nmeth, ngroups, REPS, per[z][nper[z] / 2] / 1e3, lat[z][nlat[z] / 2] / 1e3);
@@ -809,18 +716,14 @@ TEST(jit_osr_upgrades_queued_request)
         "}\n";
     VmTunables tun;
     osr_tunables(&tun, 3, 100);
-    Vm *vm = load_tl_tun(src, &tun);
+    Vm *vm = test_load_tl("osr.tl", src, &tun);
     if (!vm)
         return;
-    stub_reset();
     FILE *log = tmpfile();
-    jit_set_test_hooks(&(JitTestHooks){.compile = stub_compile, .log = log, .paused = true});
-    VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, &err);
-    jit_set_test_hooks(NULL);
+    Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.log = log, .paused = true});
     if (!jit) {
         fclose(log);
-        unload(vm);
+        test_unload(vm);
         return;
     }
     char out[64];
@@ -828,7 +731,7 @@ TEST(jit_osr_upgrades_queued_request)
     CHECK_STR(out, "12497500\n");
     jit_test_pause(jit, false);
     jit_test_wait_idle(jit);
-    CHECK_INT(stub_count(method(vm, "work")), 1);
+    CHECK_INT(stub_count(test_method(vm, "work")), 1);
     CHECK_INT(stub_osr, 2);   /* work's, and main's (hot at a back edge) */
     jit_free(jit);
     char text[8192];
@@ -845,5 +748,5 @@ TEST(jit_osr_upgrades_queued_request)
     CHECK(again != NULL);
     CHECK(again && strstr(again, " osr@") && strstr(again, " osr@") < strchr(again, '\n'));
     fclose(log);
-    unload(vm);
+    test_unload(vm);
 }

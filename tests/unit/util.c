@@ -1,7 +1,9 @@
 /* tests/unit/util.c — helpers several unit-test files share: capturing
- * what code under test writes to stdout/stderr, and reading the `// NAME:`
- * directives of test programs (the same ones tests/run.sh reads), and
- * walking the corpus of test programs. */
+ * what code under test writes to stdout/stderr, loading programs (.tla or
+ * Tally source) into a linked VM and finding their methods, reading the
+ * `// NAME:` directives of test programs (the same ones tests/run.sh
+ * reads), and walking the corpus of test programs.  Loading failures are
+ * test failures, so a caller only has to stop on NULL. */
 #include "test.h"
 
 #include <glob.h>
@@ -33,6 +35,98 @@ void test_restore(int fd, int saved, FILE *tmp, char *buf, size_t size)
     size_t n = fread(buf, 1, size - 1, tmp);
     buf[n] = 0;
     fclose(tmp);
+}
+
+/* Verifies m and links it into a new VM with tun (NULL: the defaults).
+ * On failure m is freed and, when report, a test failure recorded: the
+ * corpus walkers pass report=false because some programs fail to load on
+ * purpose. */
+Vm *test_link(VmModule *m, const VmTunables *tun, bool report)
+{
+    VmError err;
+    if (!m)
+        return NULL;
+    if (!vm_verify(m, &err)) {
+        if (report)
+            test_fail(__FILE__, __LINE__, "verify: %s", err.msg);
+        vm_module_free(m);
+        return NULL;
+    }
+    Vm *vm = vm_new(tun);
+    if (!vm || !vm_link(vm, m, &err)) {
+        if (report)
+            test_fail(__FILE__, __LINE__, "link: %s", vm ? err.msg : "vm_new failed");
+        vm_free(vm);
+        vm_module_free(m);
+        return NULL;
+    }
+    return vm;
+}
+
+/* Assembles src (as "t.tla") and links it. */
+Vm *test_load_tla(const char *src, const VmTunables *tun)
+{
+    VmError err;
+    VmModule *m = vm_asm(src, strlen(src), "t.tla", &err);
+    if (!m)
+        test_fail(__FILE__, __LINE__, "asm: %s", err.msg);
+    return test_link(m, tun, true);
+}
+
+/* Compiles Tally source src as file `name` (the name run-time error traces
+ * show) and links it; diagnostics go to stderr. */
+Vm *test_load_tl(const char *name, const char *src, const VmTunables *tun)
+{
+    TlOptions to = {.stdlib_dir = "stdlib"};
+    VmModule *m = tl_compile_source(name, src, strlen(src), &to, stderr, NULL);
+    if (!m)
+        test_fail(__FILE__, __LINE__, "tl_compile_source %s failed", name);
+    return test_link(m, tun, true);
+}
+
+/* The module of the test program at path: its .tla text assembled, or its
+ * Tally source compiled with diagnostics to diag; NULL if it does not load. */
+VmModule *test_module_file(const char *path, FILE *diag)
+{
+    if (!strstr(path, ".tla")) {
+        TlOptions to = {.stdlib_dir = "stdlib"};
+        return tl_compile_file(path, &to, diag, NULL);
+    }
+    VmBuf buf = {0};
+    VmError err;
+    if (!vm_read_file(path, &buf, &err))
+        return NULL;
+    VmModule *m = vm_asm((char *)buf.data, buf.len, path, &err);
+    vm_buf_free(&buf);
+    return m;
+}
+
+/* qsort's order of doubles, ascending. */
+int test_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Frees vm and the module it was linked from (NULL: nothing). */
+void test_unload(Vm *vm)
+{
+    if (!vm)
+        return;
+    VmModule *m = vm->module;
+    vm_free(vm);
+    vm_module_free(m);
+}
+
+/* The method called `name` of vm's module; a test failure if none. */
+VmMethod *test_method(Vm *vm, const char *name)
+{
+    VmModule *m = vm->module;
+    for (uint32_t i = 0; i < m->nmethods; i++)
+        if (!strcmp(m->methods[i].name, name))
+            return &m->methods[i];
+    test_fail(__FILE__, __LINE__, "no method %s", name);
+    return NULL;
 }
 
 /* The words of every "// NAME: w1 w2" line of text, appended to out[]. */
@@ -86,15 +180,10 @@ int test_corpus_each(const char *only, void (*fn)(TestProgram *p, void *ctx), vo
                 continue;
             }
             TestProgram p = {.path = path, .text = text};
-            if (strstr(path, ".tla")) {
-                p.m = vm_asm(text, strlen(text), path, &err);
-            } else {
-                TlOptions to = {.stdlib_dir = "stdlib"};
-                FILE *nul = fopen("/dev/null", "w");
-                p.m = tl_compile_file(path, &to, nul, NULL);
-                if (nul)
-                    fclose(nul);
-            }
+            FILE *nul = fopen("/dev/null", "w");
+            p.m = test_module_file(path, nul);
+            if (nul)
+                fclose(nul);
             if (p.m) {
                 vm_tunables_default(&p.tun);
                 char *words[32];
