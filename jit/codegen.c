@@ -20,7 +20,9 @@
  *   calls it runs), then pushes a VmFrame {m, pc, base} where vm_interp_entry would (base
  *   = caller's base + caller's nregs), after the same C stack / frame /
  *   register stack checks ("stack overflow" with the caller on top); every
- *   return pops it.  Outside calls t->fp is this frame.
+ *   return pops it.  Outside calls t->fp is this frame.  The frame's
+ *   register window (and each inline chain frame's) is cleared: compiled
+ *   code never writes it, and the collector scans it.
  * - The OSR entry pushes nothing: the interpreter's frame (t->fp) becomes
  *   the frame, its registers the locals, and every return pops it, as the
  *   interpreter's RET would.
@@ -35,178 +37,17 @@
  * - VM data is reached by byte offsets computed here with offsetof (so the
  *   generated code agrees with the C structs by construction), functions
  *   by address constants (no symbol imports in the loaded object).
+ * - Small pointer-holding objects, arrays of references and closures are
+ *   allocated inline from the thread's free lists (vm/object.c's layout);
+ *   only an empty list, or anything else, calls the runtime.
  * - Any op this file does not know fails the compile cleanly.
  * Bakeoffs (jit/bakeoff.c) also get here a dispatcher (the ordinary
  * function behind a countdown prologue that may hand the call to a slow
  * path) and timed wrappers (cycle counter around a call of clean code).
+ * Allocation and type tests are in codegen_obj.c; the state and builders
+ * both use, in cg.h.
  */
-#include "jit_int.h"
-
-#include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
-
-typedef struct Cg {
-    gcc_jit_context *c;
-    IrFunc *f;
-    VmMethod *m;
-    VmError *err;
-    bool failed;
-    gcc_jit_function *fn;
-    gcc_jit_type *t_int, *t_void, *t_long, *t_ulong, *t_double, *t_vptr, *t_uchar, *t_uint, *t_bool, *t_charp;
-    gcc_jit_type *t_value, *t_valuep, *t_entry;
-    gcc_jit_field *fld_i, *fld_f, *fld_p;
-    gcc_jit_rvalue *thread, *args;
-    gcc_jit_lvalue **loc;
-    gcc_jit_lvalue *frame, *frame0, *argbuf, *ret, *tmp_m, *tmp_c;
-    gcc_jit_block **bb;
-    gcc_jit_block *cur;
-    gcc_jit_rvalue *mparam;        /* the m parameter: NULL selects the OSR entry */
-    gcc_jit_lvalue *anchor;        /* C stack probe */
-    const IrBlock *osr_head;       /* OSR compiles: the loop header entered */
-    bool osr_only;                 /*   and only the OSR entry is wanted */
-    gcc_jit_block **bb_osr;        /* the OSR copy of each block, NULL if not copied */
-    bool *to_main;                 /* headers of the loops around osr_head */
-    bool in_osr;                   /* emitting the OSR copy */
-    gcc_jit_function *expect;      /* __builtin_expect, NULL if unavailable */
-    gcc_jit_function *sqrt;        /* __builtin_sqrt, NULL if unavailable */
-    JitWhere **wheres;             /* owned until the compile succeeds */
-    uint32_t nwheres, capwheres;
-    uint32_t ntemps;
-    const JitDispatch *disp;       /* a bakeoff's dispatcher: its prologue */
-} Cg;
-
-/* ---- small builders ------------------------------------------------------ */
-
-static gcc_jit_rvalue *lng(Cg *g, int64_t v)
-{
-    return gcc_jit_context_new_rvalue_from_long(g->c, g->t_long, (long)v);
-}
-
-static gcc_jit_rvalue *ptr(Cg *g, const void *p)
-{
-    return gcc_jit_context_new_rvalue_from_ptr(g->c, g->t_vptr, (void *)p);
-}
-
-static gcc_jit_rvalue *rv(gcc_jit_lvalue *l)
-{
-    return gcc_jit_lvalue_as_rvalue(l);
-}
-
-static gcc_jit_rvalue *R(Cg *g, int32_t local)
-{
-    return rv(g->loc[local]);
-}
-
-static gcc_jit_rvalue *cast(Cg *g, gcc_jit_rvalue *v, gcc_jit_type *t)
-{
-    return gcc_jit_context_new_cast(g->c, NULL, v, t);
-}
-
-/* (char *)p + off, as void * */
-static gcc_jit_rvalue *ptr_add(Cg *g, gcc_jit_rvalue *p, gcc_jit_rvalue *off)
-{
-    gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, cast(g, p, g->t_charp), off);
-    return cast(g, gcc_jit_lvalue_get_address(a, NULL), g->t_vptr);
-}
-
-/* *(ty *)((char *)p + off) */
-static gcc_jit_lvalue *mem(Cg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty)
-{
-    gcc_jit_rvalue *a = off ? ptr_add(g, p, lng(g, (int64_t)off)) : p;
-    return gcc_jit_rvalue_dereference(cast(g, a, gcc_jit_type_get_pointer(ty)), NULL);
-}
-
-/* ((ty *)((char *)p + off))[idx] */
-static gcc_jit_lvalue *elem(Cg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty, gcc_jit_rvalue *idx)
-{
-    gcc_jit_rvalue *a = cast(g, ptr_add(g, p, lng(g, (int64_t)off)), gcc_jit_type_get_pointer(ty));
-    return gcc_jit_context_new_array_access(g->c, NULL, a, idx);
-}
-
-static gcc_jit_rvalue *cmp(Cg *g, enum gcc_jit_comparison op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
-{
-    return gcc_jit_context_new_comparison(g->c, NULL, op, a, b);
-}
-
-static gcc_jit_rvalue *bin(Cg *g, enum gcc_jit_binary_op op, gcc_jit_type *t, gcc_jit_rvalue *a,
-                           gcc_jit_rvalue *b)
-{
-    return gcc_jit_context_new_binary_op(g->c, NULL, op, t, a, b);
-}
-
-/* long op long computed in unsigned long: wraps like the interpreter */
-static gcc_jit_rvalue *wrap(Cg *g, enum gcc_jit_binary_op op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
-{
-    return cast(g, bin(g, op, g->t_ulong, cast(g, a, g->t_ulong), cast(g, b, g->t_ulong)), g->t_long);
-}
-
-static gcc_jit_rvalue *null(Cg *g)
-{
-    return gcc_jit_context_null(g->c, g->t_vptr);
-}
-
-static gcc_jit_rvalue *to_long(Cg *g, gcc_jit_rvalue *b)
-{
-    return cast(g, b, g->t_long);
-}
-
-/* A call of the C function fn (by address). */
-static gcc_jit_rvalue *call(Cg *g, void *fn, gcc_jit_type *ret, int n, gcc_jit_type **pt, gcc_jit_rvalue **a)
-{
-    gcc_jit_type *ft = gcc_jit_context_new_function_ptr_type(g->c, NULL, ret, n, pt, 0);
-    gcc_jit_rvalue *f = gcc_jit_context_new_rvalue_from_ptr(g->c, ft, fn);
-    return gcc_jit_context_new_call_through_ptr(g->c, NULL, f, n, a);
-}
-
-#define FN(f) ((void *)(f))
-
-/* A fresh local (gccjit wants a name). */
-static gcc_jit_lvalue *temp(Cg *g, gcc_jit_type *t)
-{
-    char name[32];
-    snprintf(name, sizeof name, "tmp%u", g->ntemps++);
-    return gcc_jit_function_new_local(g->fn, NULL, t, name);
-}
-
-static gcc_jit_block *blk(Cg *g)
-{
-    return gcc_jit_function_new_block(g->fn, NULL);
-}
-
-static void assign(Cg *g, gcc_jit_lvalue *l, gcc_jit_rvalue *r)
-{
-    gcc_jit_block_add_assignment(g->cur, NULL, l, r);
-}
-
-static void eval(Cg *g, gcc_jit_rvalue *r)
-{
-    gcc_jit_block_add_eval(g->cur, NULL, r);
-}
-
-static gcc_jit_rvalue *unlikely(Cg *g, gcc_jit_rvalue *cond)
-{
-    if (!g->expect)
-        return cond;
-    gcc_jit_rvalue *a[2] = {to_long(g, cond), lng(g, 0)};
-    return cmp(g, GCC_JIT_COMPARISON_NE, gcc_jit_context_new_call(g->c, NULL, g->expect, 2, a), lng(g, 0));
-}
-
-/* Branches to a new cold block when cond holds; the caller fills it and
- * closes it with end_fail.  Code continues in a fresh block. */
-static gcc_jit_block *fail_if(Cg *g, gcc_jit_rvalue *cond)
-{
-    gcc_jit_block *bad = blk(g), *ok = blk(g);
-    gcc_jit_block_end_with_conditional(g->cur, NULL, unlikely(g, cond), bad, ok);
-    g->cur = ok;
-    return bad;
-}
-
-static void end_fail(Cg *g, gcc_jit_block *bad, gcc_jit_rvalue *raise)
-{
-    gcc_jit_block_add_eval(bad, NULL, raise);
-    gcc_jit_block_end_with_return(bad, NULL, rv(g->ret));
-}
+#include "cg.h"
 
 /* ---- types ----------------------------------------------------------------- */
 
@@ -223,7 +64,7 @@ static gcc_jit_type *ltype(Cg *g, const VmType *t)
     }
 }
 
-static gcc_jit_type *local_type(Cg *g, int32_t local)
+gcc_jit_type *cg_local_type(Cg *g, int32_t local)
 {
     return ltype(g, g->f->locals[local].type);
 }
@@ -255,7 +96,7 @@ static gcc_jit_rvalue *zero_of(Cg *g, gcc_jit_type *t)
 
 /* ---- where an instruction is (stack traces) ------------------------------- */
 
-static JitWhere *where(Cg *g, const IrInsn *in)
+JitWhere *cg_where(Cg *g, const IrInsn *in)
 {
     uint32_t n = 1;
     for (const IrInline *s = in->site; s; s = s->parent)
@@ -288,7 +129,7 @@ static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra,
                                   gcc_jit_rvalue **ea)
 {
     gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr};
-    gcc_jit_rvalue *a[4] = {g->thread, ptr(g, where(g, in))};
+    gcc_jit_rvalue *a[4] = {g->thread, ptr(g, cg_where(g, in))};
     for (int i = 0; i < nextra; i++) {
         pt[2 + i] = et[i];
         a[2 + i] = ea[i];
@@ -310,18 +151,88 @@ static void check_index(Cg *g, const IrInsn *in, gcc_jit_rvalue *idx, gcc_jit_rv
     end_fail(g, bad, raise_call(g, FN(jit_rt_raise_bounds), in, 2, et, ea));
 }
 
-/* Before a call out of compiled code: the frame's pc, or the inline chain. */
-static void out_begin(Cg *g, const IrInsn *in)
+/* Clears n registers from p: the register windows of compiled frames and
+ * of the inline chain's frames.  Compiled code never writes its window,
+ * and the collector scans the register stack up to the top frame's
+ * window: uncleared, a window kept what interpreted calls had left there
+ * (in DeltaBlue and Havlak whole graphs of earlier iterations, doubling
+ * the live heap).  gcc turns the constant-size stores into a few vector
+ * stores. */
+enum { CLEAR_INLINE_MAX = 32 };
+
+static void clear_registers(Cg *g, gcc_jit_rvalue *p, uint64_t n)
 {
-    if (!in->site) {
-        VmMethod *m = g->m;
-        const VmInsn *pc = in->pc < m->ncode ? &m->code[in->pc] : m->code;
-        assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), ptr(g, pc));
+    if (n > CLEAR_INLINE_MAX) {
+        gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, g->t_ulong};
+        gcc_jit_rvalue *a[3] = {p, gcc_jit_context_zero(g->c, g->t_int),
+                                gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, (long)(n * sizeof(VmValue)))};
+        eval(g, call(g, FN(memset), g->t_vptr, 3, pt, a));
         return;
     }
+    for (uint64_t i = 0; i < n; i++)
+        assign(g, mem(g, p, i * sizeof(VmValue), g->t_long), lng(g, 0));
+}
+
+/* jit_rt_push_chain's pc_of, at compile time */
+static gcc_jit_rvalue *pc_const(Cg *g, const VmMethod *m, uint32_t pc)
+{
+    return ptr(g, m->code && pc < m->ncode ? &m->code[pc] : m->code);
+}
+
+static gcc_jit_rvalue *push_chain_call(Cg *g, const JitWhere *w)
+{
     gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
-    gcc_jit_rvalue *a[2] = {g->thread, ptr(g, where(g, in))};
-    eval(g, call(g, FN(jit_rt_push_chain), g->t_void, 2, pt, a));
+    gcc_jit_rvalue *a[2] = {g->thread, ptr(g, w)};
+    return call(g, FN(jit_rt_push_chain), g->t_void, 2, pt, a);
+}
+
+enum { CHAIN_INLINE_MAX = 64 };   /* deeper chains (no inliner goes there) call the helper */
+
+/* Before a call out of compiled code: the frame's pc, or the inline chain.
+ * The chain is pushed inline (what jit_rt_push_chain does, with every
+ * method, pc and register offset a constant): calls from inlined code are
+ * common, and the helper's call and loop cost more than the call they
+ * prepare.  The levels' frames and registers grow monotonically, so one
+ * check of the last level tells whether any would overflow; then the
+ * helper runs instead and raises where the interpreter would have. */
+void cg_out_begin(Cg *g, const IrInsn *in)
+{
+    if (!in->site) {
+        assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), pc_const(g, g->m, in->pc));
+        return;
+    }
+    JitWhere *w = cg_where(g, in);
+    uint32_t n = w->n;
+    if (g->failed || n < 2 || n > CHAIN_INLINE_MAX || w->lv[0].m != g->m) {
+        eval(g, push_chain_call(g, w));
+        return;
+    }
+    gcc_jit_rvalue *f0 = rv(g->frame);
+    assign(g, mem(g, f0, offsetof(VmFrame, pc), g->t_vptr), pc_const(g, w->lv[0].m, w->lv[0].pc));
+    gcc_jit_lvalue *base = temp(g, g->t_vptr);
+    assign(g, base, rv(mem(g, f0, offsetof(VmFrame, base), g->t_vptr)));
+    uint64_t off[CHAIN_INLINE_MAX];   /* registers of level k start at base + off[k] */
+    off[0] = 0;
+    for (uint32_t k = 1; k < n; k++)
+        off[k] = off[k - 1] + w->lv[k - 1].m->nregs;
+    gcc_jit_rvalue *last = ptr_add(g, f0, lng(g, (int64_t)((n - 1) * sizeof(VmFrame))));
+    gcc_jit_rvalue *top = ptr_add(g, rv(base), lng(g, (int64_t)((off[n - 1] + w->lv[n - 1].m->nregs) * sizeof(VmValue))));
+    gcc_jit_rvalue *over = gcc_jit_context_new_binary_op(
+        g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool,
+        cmp(g, GCC_JIT_COMPARISON_GE, last, rv(mem(g, g->thread, offsetof(VmThread, frames_end), g->t_vptr))),
+        cmp(g, GCC_JIT_COMPARISON_GT, top, rv(mem(g, g->thread, offsetof(VmThread, stack_end), g->t_vptr))));
+    gcc_jit_block *bad = fail_if(g, over);
+    end_fail(g, bad, push_chain_call(g, w));
+    clear_registers(g, ptr_add(g, rv(base), lng(g, (int64_t)(off[1] * sizeof(VmValue)))),
+                    off[n - 1] + w->lv[n - 1].m->nregs - off[1]);
+    for (uint32_t k = 1; k < n; k++) {
+        gcc_jit_rvalue *fk = ptr_add(g, f0, lng(g, (int64_t)(k * sizeof(VmFrame))));
+        assign(g, mem(g, fk, offsetof(VmFrame, m), g->t_vptr), ptr(g, w->lv[k].m));
+        assign(g, mem(g, fk, offsetof(VmFrame, base), g->t_vptr),
+               ptr_add(g, rv(base), lng(g, (int64_t)(off[k] * sizeof(VmValue)))));
+        assign(g, mem(g, fk, offsetof(VmFrame, pc), g->t_vptr), pc_const(g, w->lv[k].m, w->lv[k].pc));
+    }
+    assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), last);
 }
 
 static void out_end(Cg *g, const IrInsn *in)
@@ -402,9 +313,11 @@ static void prologue(Cg *g)
             gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
             assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
         } else {
-            assign(g, g->loc[i], zero_of(g, local_type(g, (int32_t)i)));
+            assign(g, g->loc[i], zero_of(g, cg_local_type(g, (int32_t)i)));
         }
     }
+    /* after the parameters: a caller may have laid them out in the window */
+    clear_registers(g, rv(base), m->nregs);
 }
 
 /* The OSR entry (m == NULL): the interpreter's frame of the method is
@@ -424,7 +337,7 @@ static void osr_prologue(Cg *g)
             gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
             assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
         } else {
-            assign(g, g->loc[i], zero_of(g, local_type(g, (int32_t)i)));
+            assign(g, g->loc[i], zero_of(g, cg_local_type(g, (int32_t)i)));
         }
     }
     gcc_jit_block_end_with_jump(g->cur, NULL, g->bb_osr[g->osr_head->id]);
@@ -439,7 +352,7 @@ static void epilogue_return(Cg *g)
 /* ---- calls ------------------------------------------------------------------ */
 
 /* argbuf[i] = locals first .. first+n-1; returns &argbuf[0]. */
-static gcc_jit_rvalue *marshal(Cg *g, int32_t first, int64_t n)
+gcc_jit_rvalue *cg_marshal(Cg *g, int32_t first, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         gcc_jit_lvalue *slot = gcc_jit_context_new_array_access(g->c, NULL, rv(g->argbuf), lng(g, i));
@@ -465,7 +378,7 @@ static void take_result(Cg *g, const IrInsn *in, gcc_jit_rvalue *r)
 /* Calls method cm (an rvalue) through its current entry. */
 static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *argp)
 {
-    out_begin(g, in);
+    cg_out_begin(g, in);
     gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
     gcc_jit_rvalue *a[3] = {g->thread, cm, argp};
     take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
@@ -542,7 +455,7 @@ static void emit_call(Cg *g, const IrInsn *in)
     int64_t n = in->imm.i;
     switch (in->op) {
     case IR_CALL: {
-        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
         invoke(g, in, ptr(g, in->aux), argp);
         return;
     }
@@ -553,7 +466,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *cls = rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr));
         gcc_jit_rvalue *vt = rv(mem(g, cls, offsetof(VmClass, vt), g->t_vptr));
         assign(g, g->tmp_m, rv(mem(g, vt, (size_t)s->target->slot * sizeof(void *), g->t_vptr)));
-        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
         invoke(g, in, rv(g->tmp_m), argp);
         return;
     }
@@ -577,14 +490,14 @@ static void emit_call(Cg *g, const IrInsn *in)
                            gcc_jit_context_one(g->c, g->t_ulong)));
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = slow;
-        out_begin(g, in);
+        cg_out_begin(g, in);
         gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *a[3] = {g->thread, sp, rv(g->tmp_c)};
         assign(g, g->tmp_m, call(g, FN(vm_iface_dispatch), g->t_vptr, 3, pt, a));
         out_end(g, in);
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = join;
-        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
         invoke(g, in, rv(g->tmp_m), argp);
         return;
     }
@@ -592,7 +505,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *cl = R(g, in->src[0]);
         check_null(g, in, cl);
         assign(g, g->tmp_m, rv(mem(g, cl, offsetof(VmClosure, method), g->t_vptr)));
-        gcc_jit_rvalue *argp = marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
         invoke(g, in, rv(g->tmp_m), argp);
         return;
     }
@@ -600,19 +513,19 @@ static void emit_call(Cg *g, const IrInsn *in)
         VmNative *nat = in->aux;
         if (emit_scalar_native(g, in, nat))
             return;
-        gcc_jit_rvalue *argp = n > 0 ? marshal(g, in->src[0], n) : marshal(g, 0, 0);
+        gcc_jit_rvalue *argp = n > 0 ? cg_marshal(g, in->src[0], n) : cg_marshal(g, 0, 0);
         gcc_jit_rvalue *r;
         if (in->site) {
             gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr, g->t_vptr, g->t_valuep};
-            gcc_jit_rvalue *a[4] = {g->thread, ptr(g, where(g, in)), ptr(g, nat), argp};
+            gcc_jit_rvalue *a[4] = {g->thread, ptr(g, cg_where(g, in)), ptr(g, nat), argp};
             r = call(g, FN(jit_rt_native_at), g->t_value, 4, pt, a);
         } else if (nat->builtin) {
-            out_begin(g, in);
+            cg_out_begin(g, in);
             gcc_jit_type *pt[2] = {g->t_vptr, g->t_valuep};
             gcc_jit_rvalue *a[2] = {g->thread, argp};
             r = call(g, FN(nat->builtin), g->t_value, 2, pt, a);
         } else {
-            out_begin(g, in);
+            cg_out_begin(g, in);
             gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_valuep};
             gcc_jit_rvalue *a[3] = {g->thread, ptr(g, nat), argp};
             r = call(g, FN(vm_native_call), g->t_value, 3, pt, a);
@@ -623,58 +536,6 @@ static void emit_call(Cg *g, const IrInsn *in)
     default:
         return;
     }
-}
-
-/* Allocation: fn_plain(t, extra...) with the pc saved, or fn_at(t, where,
- * extra...) from inlined code. */
-static gcc_jit_rvalue *alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n,
-                                  gcc_jit_type **et, gcc_jit_rvalue **ea)
-{
-    gcc_jit_type *pt[5] = {g->t_vptr};
-    gcc_jit_rvalue *a[5] = {g->thread};
-    int k = 1;
-    if (in->site) {
-        pt[k] = g->t_vptr;
-        a[k++] = ptr(g, where(g, in));
-    } else {
-        out_begin(g, in);
-    }
-    for (int i = 0; i < n; i++) {
-        pt[k] = et[i];
-        a[k++] = ea[i];
-    }
-    return call(g, in->site ? fn_at : fn_plain, g->t_vptr, k, pt, a);
-}
-
-/* ---- type tests --------------------------------------------------------------- */
-
-/* dst = (o is of type ty) as long; o non-null is established by the caller's
- * branch.  Class targets inline the display test of the interpreter. */
-static void instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty)
-{
-    if (ty->kind == VM_T_CLASS && ty->cls) {
-        VmClass *k = ty->cls;
-        gcc_jit_block *has = blk(g), *deep = blk(g), *done = blk(g);
-        assign(g, dst, lng(g, 0));
-        assign(g, g->tmp_c, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)));
-        gcc_jit_rvalue *disp = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, display), g->t_vptr));
-        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, disp, null(g)), has, done);
-        g->cur = has;
-        gcc_jit_rvalue *depth = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, depth), g->t_uint));
-        gcc_jit_block_end_with_conditional(
-            g->cur, NULL,
-            cmp(g, GCC_JIT_COMPARISON_GE, depth, gcc_jit_context_new_rvalue_from_int(g->c, g->t_uint, (int)k->depth)),
-            deep, done);
-        g->cur = deep;
-        gcc_jit_rvalue *at = rv(mem(g, disp, (size_t)k->depth * sizeof(void *), g->t_vptr));
-        assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, at, ptr(g, k))));
-        gcc_jit_block_end_with_jump(g->cur, NULL, done);
-        g->cur = done;
-        return;
-    }
-    gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
-    gcc_jit_rvalue *a[2] = {o, ptr(g, ty)};
-    assign(g, dst, call(g, FN(jit_rt_instance_of), g->t_long, 2, pt, a));
 }
 
 /* ---- one instruction ------------------------------------------------------------ */
@@ -697,7 +558,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     enum gcc_jit_binary_op bop = GCC_JIT_BINARY_OP_PLUS;
     switch (in->op) {
     case IR_MOV: assign(g, D, a); return true;
-    case IR_ZERO: assign(g, D, zero_of(g, local_type(g, in->dst))); return true;
+    case IR_ZERO: assign(g, D, zero_of(g, cg_local_type(g, in->dst))); return true;
     case IR_LDI: assign(g, D, lng(g, in->imm.i)); return true;
     case IR_LDF: {
         /* through the bits: exact for NaN payloads and -0.0 */
@@ -707,8 +568,8 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     }
     case IR_LDNULL: assign(g, D, null(g)); return true;
     case IR_LDK: assign(g, D, ptr(g, in->aux)); return true;
-    case IR_LDG: assign(g, D, rv(mem(g, ptr(g, in->aux), 0, local_type(g, in->dst)))); return true;
-    case IR_STG: assign(g, mem(g, ptr(g, in->aux), 0, local_type(g, in->src[0])), a); return true;
+    case IR_LDG: assign(g, D, rv(mem(g, ptr(g, in->aux), 0, cg_local_type(g, in->dst)))); return true;
+    case IR_STG: assign(g, mem(g, ptr(g, in->aux), 0, cg_local_type(g, in->src[0])), a); return true;
 
     case IR_ADD: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_PLUS, a, b)); return true;
     case IR_SUB: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_MINUS, a, b)); return true;
@@ -782,12 +643,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         assign(g, D, to_long(g, cmp(g, cop, a, b)));
         return true;
     case IR_NOT: assign(g, D, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, a, lng(g, 0)))); return true;
-    case IR_SEQ: {
-        gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
-        gcc_jit_rvalue *args[2] = {a, b};
-        assign(g, D, call(g, FN(jit_rt_seq), g->t_long, 2, pt, args));
-        return true;
-    }
+    case IR_SEQ: cg_emit_seq(g, in); return true;
 
     case IR_SCAT: {
         gcc_jit_rvalue *either = gcc_jit_context_new_binary_op(
@@ -797,7 +653,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         end_fail(g, bad, raise_call(g, FN(jit_rt_raise_null), in, 0, NULL, NULL));
         gcc_jit_type *et[2] = {g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *ea[2] = {a, b};
-        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_string_concat), FN(jit_rt_concat_at), 2, et, ea);
+        gcc_jit_rvalue *r = cg_alloc_call(g, in, FN(vm_string_concat), FN(jit_rt_concat_at), 2, et, ea);
         assign(g, D, r);
         out_end(g, in);
         return true;
@@ -814,29 +670,17 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         assign(g, D, cast(g, rv(elem(g, a, offsetof(VmString, bytes), g->t_uchar, b)), g->t_long));
         return true;
 
-    case IR_NEW: {
-        gcc_jit_type *et[1] = {g->t_vptr};
-        gcc_jit_rvalue *ea[1] = {ptr(g, in->aux)};
-        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_new_object), FN(jit_rt_new_object_at), 1, et, ea);
-        assign(g, D, r);
-        return true;
-    }
-    case IR_NEWA: {
-        gcc_jit_type *et[2] = {g->t_vptr, g->t_long};
-        gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), a};
-        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_new_array), FN(jit_rt_new_array_at), 2, et, ea);
-        assign(g, D, r);
-        return true;
-    }
+    case IR_NEW: cg_emit_new(g, in); return true;
+    case IR_NEWA: cg_emit_newa(g, in); return true;
     case IR_GETF:
         check_null(g, in, a);
         assign(g, D, rv(mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),
-                            local_type(g, in->dst))));
+                            cg_local_type(g, in->dst))));
         return true;
     case IR_PUTF:
         check_null(g, in, a);
         assign(g, mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),
-                      local_type(g, in->src[1])),
+                      cg_local_type(g, in->src[1])),
                b);
         return true;
     case IR_AGETI:
@@ -871,7 +715,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         gcc_jit_block *nn = blk(g), *done = blk(g);
         gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(o), null(g)), nn, done);
         g->cur = nn;
-        instance_test(g, r, rv(o), in->aux);
+        cg_instance_test(g, r, rv(o), in->aux);
         gcc_jit_block_end_with_jump(g->cur, NULL, done);
         g->cur = done;
         assign(g, D, rv(r));
@@ -884,7 +728,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         gcc_jit_block *nn = blk(g), *done = blk(g);
         gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(o), null(g)), nn, done);
         g->cur = nn;
-        instance_test(g, r, rv(o), in->aux);
+        cg_instance_test(g, r, rv(o), in->aux);
         gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, rv(r), lng(g, 0)));
         gcc_jit_type *et[2] = {g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *ea[2] = {rv(o), ptr(g, in->aux)};
@@ -902,17 +746,10 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     case IR_CALLN:
         emit_call(g, in);
         return true;
-    case IR_CLOS: {
-        gcc_jit_rvalue *caps = in->imm.i > 0 ? marshal(g, in->src[0], in->imm.i) : marshal(g, 0, 0);
-        gcc_jit_type *et[2] = {g->t_vptr, g->t_valuep};
-        gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), caps};
-        gcc_jit_rvalue *r = alloc_call(g, in, FN(vm_new_closure), FN(jit_rt_closure_at), 2, et, ea);
-        assign(g, D, r);
-        return true;
-    }
+    case IR_CLOS: cg_emit_clos(g, in); return true;
     case IR_LDCAP:
         assign(g, D, rv(mem(g, a, offsetof(VmClosure, caps) + (size_t)in->imm.i * sizeof(VmValue),
-                            local_type(g, in->dst))));
+                            cg_local_type(g, in->dst))));
         return true;
     default:
         return vm_fail(g->err, "%s: IR op %s is not supported by the JIT", g->m->name, info->name);
@@ -1178,7 +1015,7 @@ static bool build_function(Cg *g, const char *name, const char *osr_name)
     for (uint32_t i = 0; i < f->nlocals; i++) {
         char lname[32];
         snprintf(lname, sizeof lname, "l%u", i);
-        g->loc[i] = gcc_jit_function_new_local(g->fn, NULL, local_type(g, (int32_t)i), lname);
+        g->loc[i] = gcc_jit_function_new_local(g->fn, NULL, cg_local_type(g, (int32_t)i), lname);
     }
     g->frame = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "frame");
     g->frame0 = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "caller_frame");

@@ -5,7 +5,7 @@
  * (compiled code keeps t->fp there outside calls), and a JitWhere naming
  * the instruction.  Output: errors raised with the interpreter's exact
  * messages and stack traces, interface dispatch, and allocation from
- * inlined code with the inline chain visible to the trace.
+ * inlined code with the inline chain visible to the trace of its errors.
  * Invariants: every raise first makes the frame stack look like the
  * interpreter's at that instruction: the compiled frame's pc at the
  * outermost inlined call, then one frame per inlined level (method, pc,
@@ -30,6 +30,7 @@ void jit_rt_push_chain(VmThread *t, const JitWhere *w)
         VmValue *base = fp->base + fp->m->nregs;
         if (fp + 1 >= t->frames_end || base + m->nregs > t->stack_end)
             vm_raise(t, "stack overflow");
+        memset(base, 0, m->nregs * sizeof *base);   /* as compiled code clears windows (codegen.c) */
         fp++;
         fp->m = m;
         fp->base = base;
@@ -90,40 +91,41 @@ int64_t jit_rt_instance_of(const void *obj, const VmType *ty)
     return vm_instance_of(obj, ty);
 }
 
+/* Allocation from inlined code: a quiet attempt first; only when it fails
+ * are the inline frames pushed and the raising variant called, which
+ * raises with the interpreter's message and trace (or succeeds, if memory
+ * was freed meanwhile, and the frames are popped again).  Pushing the
+ * chain on every allocation cost more than many allocations themselves. */
+#define ALLOC_AT(t, w, try_expr, raise_expr)                                  \
+    do {                                                                      \
+        void *p_ = (try_expr);                                                \
+        if (p_)                                                               \
+            return p_;                                                        \
+        VmFrame *fp_ = (t)->fp;                                               \
+        jit_rt_push_chain((t), (w));                                          \
+        p_ = (raise_expr);                                                    \
+        (t)->fp = fp_;                                                        \
+        return p_;                                                            \
+    } while (0)
+
 void *jit_rt_new_object_at(VmThread *t, const JitWhere *w, VmClass *c)
 {
-    VmFrame *fp = t->fp;
-    jit_rt_push_chain(t, w);
-    void *o = vm_new_object(t, c);
-    t->fp = fp;
-    return o;
+    ALLOC_AT(t, w, vm_try_new_object(t, c), vm_new_object(t, c));
 }
 
 void *jit_rt_new_array_at(VmThread *t, const JitWhere *w, VmType *ty, int64_t n)
 {
-    VmFrame *fp = t->fp;
-    jit_rt_push_chain(t, w);
-    void *a = vm_new_array(t, ty, n);
-    t->fp = fp;
-    return a;
+    ALLOC_AT(t, w, vm_try_new_array(t, ty, n), vm_new_array(t, ty, n));
 }
 
 void *jit_rt_concat_at(VmThread *t, const JitWhere *w, VmString *a, VmString *b)
 {
-    VmFrame *fp = t->fp;
-    jit_rt_push_chain(t, w);
-    void *s = vm_string_concat(t, a, b);
-    t->fp = fp;
-    return s;
+    ALLOC_AT(t, w, vm_try_string_concat(t, a, b), vm_string_concat(t, a, b));
 }
 
 void *jit_rt_closure_at(VmThread *t, const JitWhere *w, VmMethod *lam, const VmValue *caps)
 {
-    VmFrame *fp = t->fp;
-    jit_rt_push_chain(t, w);
-    void *c = vm_new_closure(t, lam, caps);
-    t->fp = fp;
-    return c;
+    ALLOC_AT(t, w, vm_try_new_closure(t, lam, caps), vm_new_closure(t, lam, caps));
 }
 
 VmValue jit_rt_native_at(VmThread *t, const JitWhere *w, VmNative *n, VmValue *args)

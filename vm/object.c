@@ -5,9 +5,15 @@
  * their VmClass, and the dynamic type test / interface lookup.
  *
  * Invariants:
- * - Every object is allocated through vm_alloc, so an allocation failure
- *   (or gc.max_heap) always becomes the run-time error "out of memory"
- *   instead of a NULL the caller might miss.
+ * - Every object is allocated through alloc() (vm_alloc), so an
+ *   allocation failure (or gc.max_heap) always becomes the run-time error
+ *   "out of memory" instead of a NULL the caller might miss; only the
+ *   vm_try_* variants return NULL, for compiled code, which then retries
+ *   with the raising variant after making the frames traces need.
+ * - Compiled code pops small pointer-holding objects off t->gc_fl inline
+ *   (jit/codegen.c) with the same index (vm_gc_fl_index) and the same
+ *   header the functions here write (vm_object_size, vm_array_class,
+ *   vm_closure_class ...).
  * - Memory that holds no heap references (strings, number arrays, objects
  *   of classes without reference fields) is atomic: the collector never
  *   scans it.  Class descriptors live outside the GC heap, so an atomic
@@ -18,6 +24,10 @@
  *   register stack is scanned, because the whole reservation is tens of MB.
  */
 #define GC_THREADS
+/* gc_inline.h's fast path asserts the collector's own invariants unless
+ * NDEBUG: a call of GC_size on every allocation (7% of an allocation-bound
+ * program).  The VM does not test Boehm. */
+#define GC_ASSERT(expr) ((void)0)
 #include <gc/gc.h>
 #include <gc/gc_inline.h>
 #include <gc/gc_mark.h>
@@ -48,6 +58,23 @@ static void GC_CALLBACK push_register_stacks(void)
         VmValue *top = t->stack_hwm + 1;
         if (top > t->stack_end)
             top = t->stack_end;
+        /* Only the frames' registers are live: above the top frame lie
+         * the dead registers of returned calls.  The interpreter soon
+         * overwrites them, but compiled code keeps its locals on the C
+         * stack and never does, so whatever the warm-up left there (old
+         * graphs of a benchmark's earlier iterations) stayed reachable
+         * forever.  Every caller copies arguments into the callee's
+         * registers only after its frame is pushed or from live memory
+         * (its own registers, a C buffer), and nothing allocates between,
+         * so the live extent is the top frame's. */
+        VmFrame *fp = t->fp;
+        if (fp && fp >= t->frames && fp < t->frames_end && fp->m) {
+            VmValue *live = fp->base + fp->m->nregs + 1;
+            if (live < top)
+                top = live;
+        } else if (fp && fp < t->frames) {
+            top = t->stack;
+        }
         if (top > t->stack)
             GC_push_all(t->stack, top);
         /* the free lists' objects are linked through their first word,
@@ -166,42 +193,69 @@ void vm_gc_unregister_thread(void)
 /* ---- allocation --------------------------------------------------------- */
 
 _Static_assert(VM_GC_TINY == GC_TINY_FREELISTS, "VmThread.gc_fl must match Boehm's tiny free lists");
+_Static_assert(VM_GC_GRANULE == GC_GRANULE_BYTES, "vm_gc_fl_index must match Boehm's granules");
+
+int vm_gc_fl_index(size_t size)
+{
+    /* one extra byte as GC_malloc adds, so a pointer just past the end
+     * still points into this object */
+    size_t granules = (size + VM_GC_GRANULE) / VM_GC_GRANULE;
+    return size <= SIZE_MAX - VM_GC_GRANULE && granules < VM_GC_TINY ? (int)granules : -1;
+}
+
+/* The allocator of every object: NULL when the heap is exhausted (quiet),
+ * the run-time error "out of memory" otherwise. */
+static void *alloc(VmThread *t, size_t size, bool atomic, bool quiet)
+{
+    void *p;
+    int idx = atomic || !t ? -1 : vm_gc_fl_index(size);
+    if (idx >= 0) {
+        /* a pointer-holding object from the thread's own free list (the
+         * fast path compiled code inlines; pointer-free objects keep
+         * GC_MALLOC_ATOMIC: their free-list links would not be traced) */
+        GC_FAST_MALLOC_GRANS(p, (size_t)idx, t->gc_fl, 0, GC_I_NORMAL,
+                             GC_malloc_kind(size, GC_I_NORMAL), *(void **)p = 0);
+    } else {
+        p = atomic ? GC_MALLOC_ATOMIC(size) : GC_MALLOC(size);
+        if (p && atomic)
+            memset(p, 0, size);  /* GC_MALLOC_ATOMIC does not clear */
+    }
+    if (!p && !quiet)
+        vm_raise(t, "out of memory");
+    return p;
+}
 
 void *vm_alloc(VmThread *t, size_t size, bool atomic)
 {
-    void *p;
-    if (!atomic && t) {
-        /* a pointer-holding object from the thread's own free list; one
-         * extra byte as GC_malloc adds, so a pointer just past the end
-         * still points into this object.  (Pointer-free objects keep
-         * GC_MALLOC_ATOMIC: their free-list links would not be traced.) */
-        size_t granules = (size + 1 + GC_GRANULE_BYTES - 1) / GC_GRANULE_BYTES;
-        GC_FAST_MALLOC_GRANS(p, granules, t->gc_fl, 0, GC_I_NORMAL,
-                             GC_malloc_kind(size, GC_I_NORMAL), *(void **)p = 0);
-        if (!p)
-            vm_raise(t, "out of memory");
-        return p;
-    }
-    p = atomic ? GC_MALLOC_ATOMIC(size) : GC_MALLOC(size);
-    if (!p)
-        vm_raise(t, "out of memory");
-    if (atomic)
-        memset(p, 0, size);  /* GC_MALLOC_ATOMIC does not clear */
-    return p;
+    return alloc(t, size, atomic, false);
+}
+
+size_t vm_object_size(const VmClass *c)
+{
+    return c->size >= sizeof(VmObject) ? c->size : sizeof(VmObject) + c->nfields * sizeof(VmValue);
+}
+
+static VmObject *new_object(VmThread *t, VmClass *c, bool quiet)
+{
+    VmObject *o = alloc(t, vm_object_size(c), !c->has_refs, quiet);
+    if (o)
+        o->cls = c;
+    return o;
 }
 
 VmObject *vm_new_object(VmThread *t, VmClass *c)
 {
-    size_t size = c->size >= sizeof(VmObject) ? c->size
-                                              : sizeof(VmObject) + c->nfields * sizeof(VmValue);
-    VmObject *o = vm_alloc(t, size, !c->has_refs);
-    o->cls = c;
-    return o;
+    return new_object(t, c, false);
 }
 
-/* Bytes per element and whether elements are references. */
-static size_t elem_size(const VmType *elem, bool *refs)
+VmObject *vm_try_new_object(VmThread *t, VmClass *c)
 {
+    return new_object(t, c, true);
+}
+
+size_t vm_array_elem_size(const VmType *type, bool *refs)
+{
+    const VmType *elem = type ? type->elem : NULL;
     *refs = false;
     switch (elem ? elem->kind : VM_T_INT) {
     case VM_T_BOOL:
@@ -215,35 +269,61 @@ static size_t elem_size(const VmType *elem, bool *refs)
     }
 }
 
-VmArray *vm_new_array(VmThread *t, VmType *type, int64_t length)
+VmClass *vm_array_class(const VmType *type)
 {
-    if (length < 0)
+    return type->canon ? type->canon->cls : type->cls;
+}
+
+static VmArray *new_array(VmThread *t, VmType *type, int64_t length, bool quiet)
+{
+    if (length < 0) {
+        if (quiet)
+            return NULL;
         vm_raise(t, "negative array length: %lld", (long long)length);
+    }
     bool refs;
-    size_t esz = elem_size(type->elem, &refs);
+    size_t esz = vm_array_elem_size(type, &refs);
     size_t head = offsetof(VmArray, data);
-    if ((uint64_t)length > (SIZE_MAX - head - 8) / esz)
+    if ((uint64_t)length > (SIZE_MAX - head - 8) / esz) {
+        if (quiet)
+            return NULL;
         vm_raise(t, "out of memory");
+    }
     size_t size = head + (size_t)length * esz;
     if (size < sizeof(VmArray))
         size = sizeof(VmArray);
-    VmArray *a = vm_alloc(t, size, !refs);
-    a->cls = type->canon ? type->canon->cls : type->cls;
-    a->length = length;
+    VmArray *a = alloc(t, size, !refs, quiet);
+    if (a) {
+        a->cls = vm_array_class(type);
+        a->length = length;
+    }
     return a;
+}
+
+VmArray *vm_new_array(VmThread *t, VmType *type, int64_t length)
+{
+    return new_array(t, type, length, false);
+}
+
+VmArray *vm_try_new_array(VmThread *t, VmType *type, int64_t length)
+{
+    return new_array(t, type, length, true);
 }
 
 /* A string whose bytes the caller fills: only the header and the final NUL
  * are written, since clearing bytes about to be copied over costs as much as
  * the copy (string-building loops are dominated by this). */
-static VmString *string_uninit(VmThread *t, int64_t len)
+static VmString *string_uninit(VmThread *t, int64_t len, bool quiet)
 {
     size_t head = offsetof(VmString, bytes);
-    if (len < 0 || (uint64_t)len > SIZE_MAX - head - 1)
+    VmString *s = NULL;
+    if (len >= 0 && (uint64_t)len <= SIZE_MAX - head - 1)
+        s = GC_MALLOC_ATOMIC(head + (size_t)len + 1);
+    if (!s) {
+        if (quiet)
+            return NULL;
         vm_raise(t, "out of memory");
-    VmString *s = GC_MALLOC_ATOMIC(head + (size_t)len + 1);
-    if (!s)
-        vm_raise(t, "out of memory");
+    }
     s->cls = t->vm->string_class;
     s->length = len;
     s->hash = 0;
@@ -255,7 +335,7 @@ VmString *vm_new_string(VmThread *t, const char *bytes, int64_t len)
 {
     if (len < 0)
         len = 0;
-    VmString *s = string_uninit(t, len);
+    VmString *s = string_uninit(t, len, false);
     if (bytes)
         memcpy(s->bytes, bytes, (size_t)len);
     else
@@ -263,16 +343,34 @@ VmString *vm_new_string(VmThread *t, const char *bytes, int64_t len)
     return s;
 }
 
+static VmString *concat(VmThread *t, VmString *a, VmString *b, bool quiet)
+{
+    if (!a || !b) {
+        if (quiet)
+            return NULL;
+        vm_raise(t, "null dereference");
+    }
+    if (a->length > INT64_MAX - b->length) {
+        if (quiet)
+            return NULL;
+        vm_raise(t, "out of memory");
+    }
+    VmString *s = string_uninit(t, a->length + b->length, quiet);
+    if (s) {
+        memcpy(s->bytes, a->bytes, (size_t)a->length);
+        memcpy(s->bytes + a->length, b->bytes, (size_t)b->length);
+    }
+    return s;
+}
+
 VmString *vm_string_concat(VmThread *t, VmString *a, VmString *b)
 {
-    if (!a || !b)
-        vm_raise(t, "null dereference");
-    if (a->length > INT64_MAX - b->length)
-        vm_raise(t, "out of memory");
-    VmString *s = string_uninit(t, a->length + b->length);
-    memcpy(s->bytes, a->bytes, (size_t)a->length);
-    memcpy(s->bytes + a->length, b->bytes, (size_t)b->length);
-    return s;
+    return concat(t, a, b, false);
+}
+
+VmString *vm_try_string_concat(VmThread *t, VmString *a, VmString *b)
+{
+    return concat(t, a, b, true);
 }
 
 bool vm_string_equal(const VmString *a, const VmString *b)
@@ -301,22 +399,42 @@ uint64_t vm_string_hash(VmString *s)
     return s->hash;
 }
 
-VmClosure *vm_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps)
+VmClass *vm_closure_class(const VmMethod *lambda)
 {
-    size_t size = sizeof(VmClosure) + (size_t)lambda->ncaps * sizeof(VmValue);
-    VmClosure *c = vm_alloc(t, size, false);
     /* register 0 of a lambda is typed with its function type */
-    VmClass *cls = NULL;
-    VmModule *m = lambda->module;
+    const VmModule *m = lambda->module;
     if (m && lambda->nregs && lambda->regs[0] < m->ntypes) {
-        VmType *ft = &m->types[lambda->regs[0]];
-        cls = ft->canon ? ft->canon->cls : ft->cls;
+        const VmType *ft = &m->types[lambda->regs[0]];
+        return ft->canon ? ft->canon->cls : ft->cls;
     }
-    c->cls = cls;
+    return NULL;
+}
+
+size_t vm_closure_size(const VmMethod *lambda)
+{
+    return sizeof(VmClosure) + (size_t)lambda->ncaps * sizeof(VmValue);
+}
+
+static VmClosure *new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps, bool quiet)
+{
+    VmClosure *c = alloc(t, vm_closure_size(lambda), false, quiet);
+    if (!c)
+        return NULL;
+    c->cls = vm_closure_class(lambda);
     c->method = lambda;
     if (caps && lambda->ncaps)
         memcpy(c->caps, caps, lambda->ncaps * sizeof(VmValue));
     return c;
+}
+
+VmClosure *vm_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps)
+{
+    return new_closure(t, lambda, caps, false);
+}
+
+VmClosure *vm_try_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps)
+{
+    return new_closure(t, lambda, caps, true);
 }
 
 /* ---- type tests --------------------------------------------------------- */

@@ -404,6 +404,24 @@ VmString *vm_string_concat(VmThread *t, VmString *a, VmString *b);
 bool vm_string_equal(const VmString *a, const VmString *b);
 uint64_t vm_string_hash(VmString *s);
 VmClosure *vm_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps);
+/* The same allocations returning NULL instead of raising (compiled code
+ * retries with the raising one after pushing its inline frames). */
+VmObject *vm_try_new_object(VmThread *t, VmClass *c);
+VmArray *vm_try_new_array(VmThread *t, VmType *type, int64_t length);
+VmString *vm_try_string_concat(VmThread *t, VmString *a, VmString *b);
+VmClosure *vm_try_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps);
+/* The layout compiled code allocates inline with (jit/codegen.c): a
+ * pointer-holding object of `size` bytes is popped off
+ * t->gc_fl[vm_gc_fl_index(size)] (-1 = no free list for that size; the
+ * index is (size + VM_GC_GRANULE) / VM_GC_GRANULE), then gets the header
+ * the vm_new_* functions write. */
+#define VM_GC_GRANULE 16   /* == GC_GRANULE_BYTES of 64-bit Boehm GC */
+int vm_gc_fl_index(size_t size);
+size_t vm_object_size(const VmClass *c);
+size_t vm_array_elem_size(const VmType *type, bool *refs);   /* type: the array type */
+VmClass *vm_array_class(const VmType *type);
+size_t vm_closure_size(const VmMethod *lambda);
+VmClass *vm_closure_class(const VmMethod *lambda);
 /* Dynamic type test of a non-null reference against a resolved type. */
 bool vm_instance_of(const void *obj, const VmType *type);
 VmMethod *vm_itable_lookup(VmClass *c, VmClass *iface, int32_t slot);

@@ -1,0 +1,278 @@
+/* jit/codegen_obj.c — compiled allocation and type tests.
+ *
+ * Input: an IR NEW / NEWA / CLOS / SEQ / INSTANCEOF-like instruction in the
+ * function codegen.c is building (Cg, cg.h).  Output: gccjit code that
+ * allocates small pointer-holding objects, arrays of references and
+ * closures from the thread's free list (t->gc_fl, vm/object.c's layout and
+ * header), calling the runtime only when the list is empty or the object
+ * is of another kind; type tests decided inline except for interfaces;
+ * string equality decided inline for the cheap cases.
+ * Invariants: an object popped from the free list is reachable at every
+ * point (first from the list, a root; then from a local); the runtime's
+ * allocation (and its "out of memory" with the interpreter's trace) is
+ * the fallback of every fast path.
+ */
+#include "cg.h"
+
+/* Allocation: fn_plain(t, extra...) with the pc saved, or fn_at(t, where,
+ * extra...) from inlined code. */
+gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n,
+                                  gcc_jit_type **et, gcc_jit_rvalue **ea)
+{
+    gcc_jit_type *pt[5] = {g->t_vptr};
+    gcc_jit_rvalue *a[5] = {g->thread};
+    int k = 1;
+    if (in->site) {
+        pt[k] = g->t_vptr;
+        a[k++] = ptr(g, cg_where(g, in));
+    } else {
+        cg_out_begin(g, in);
+    }
+    for (int i = 0; i < n; i++) {
+        pt[k] = et[i];
+        a[k++] = ea[i];
+    }
+    return call(g, in->site ? fn_at : fn_plain, g->t_vptr, k, pt, a);
+}
+
+/* The inline fast path of vm_alloc for a small pointer-holding object:
+ * obj = the head of t->gc_fl[idx], which is popped, or a jump to slow when
+ * the list holds no object (Boehm's gc_inline.h: an entry up to
+ * VM_GC_TINY + 1 is a count or empty).  The collector cleared every word
+ * but the link before listing the object; the caller writes the header
+ * over the link at once.  GC-safe at every instruction: the object is
+ * reachable from the list (a root) until the pop, from obj after it, and
+ * the link word it still holds until then points into the list as well.
+ * Nothing raises here, so no pc is saved; the slow block calls the runtime. */
+static void alloc_pop(Cg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_block *slow)
+{
+    gcc_jit_lvalue *head = elem(g, g->thread, offsetof(VmThread, gc_fl), g->t_vptr, idx);
+    assign(g, obj, rv(head));
+    gcc_jit_block *ok = blk(g);
+    gcc_jit_rvalue *empty = cmp(g, GCC_JIT_COMPARISON_LE, rv(obj), ptr(g, (void *)(uintptr_t)(VM_GC_TINY + 1)));
+    gcc_jit_block_end_with_conditional(g->cur, NULL, unlikely(g, empty), slow, ok);
+    g->cur = ok;
+    assign(g, head, rv(mem(g, rv(obj), 0, g->t_vptr)));
+}
+
+/* Ends an inline allocation: the fast path (g->cur, header written) and
+ * the slow block (which assigns obj from the runtime call `call_slow`
+ * emitted there) join; dst = obj. */
+typedef gcc_jit_rvalue *(*SlowAlloc)(Cg *g, const IrInsn *in);
+
+static void alloc_join(Cg *g, const IrInsn *in, gcc_jit_lvalue *obj, gcc_jit_block *slow, SlowAlloc call_slow)
+{
+    gcc_jit_block *join = blk(g);
+    gcc_jit_block_end_with_jump(g->cur, NULL, join);
+    g->cur = slow;
+    assign(g, obj, call_slow(g, in));
+    gcc_jit_block_end_with_jump(g->cur, NULL, join);
+    g->cur = join;
+    assign(g, g->loc[in->dst], rv(obj));
+}
+
+static gcc_jit_rvalue *slow_new(Cg *g, const IrInsn *in)
+{
+    gcc_jit_type *et[1] = {g->t_vptr};
+    gcc_jit_rvalue *ea[1] = {ptr(g, in->aux)};
+    return cg_alloc_call(g, in, FN(vm_new_object), FN(jit_rt_new_object_at), 1, et, ea);
+}
+
+static gcc_jit_rvalue *slow_newa(Cg *g, const IrInsn *in)
+{
+    gcc_jit_type *et[2] = {g->t_vptr, g->t_long};
+    gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), R(g, in->src[0])};
+    return cg_alloc_call(g, in, FN(vm_new_array), FN(jit_rt_new_array_at), 2, et, ea);
+}
+
+static gcc_jit_rvalue *slow_clos(Cg *g, const IrInsn *in)
+{
+    gcc_jit_rvalue *caps = in->imm.i > 0 ? cg_marshal(g, in->src[0], in->imm.i) : cg_marshal(g, 0, 0);
+    gcc_jit_type *et[2] = {g->t_vptr, g->t_valuep};
+    gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), caps};
+    return cg_alloc_call(g, in, FN(vm_new_closure), FN(jit_rt_closure_at), 2, et, ea);
+}
+
+void cg_emit_new(Cg *g, const IrInsn *in)
+{
+    VmClass *c = in->aux;
+    int idx = c->has_refs ? vm_gc_fl_index(vm_object_size(c)) : -1;
+    if (idx < 0) {
+        assign(g, g->loc[in->dst], slow_new(g, in));
+        return;
+    }
+    gcc_jit_lvalue *o = temp(g, g->t_vptr);
+    gcc_jit_block *slow = blk(g);
+    alloc_pop(g, o, lng(g, idx), slow);
+    assign(g, mem(g, rv(o), offsetof(VmObject, cls), g->t_vptr), ptr(g, c));
+    alloc_join(g, in, o, slow, slow_new);
+}
+
+/* Arrays of references with 1..maxn elements take the fast path; the
+ * free-list index is computed from the length as vm_gc_fl_index does
+ * (checked here for every length of the range). */
+void cg_emit_newa(Cg *g, const IrInsn *in)
+{
+    VmType *ty = in->aux;
+    bool refs;
+    size_t esz = vm_array_elem_size(ty, &refs);
+    size_t head = offsetof(VmArray, data);
+    int64_t maxn = 0;
+    while (refs && head + (size_t)(maxn + 1) * esz >= sizeof(VmArray)) {
+        size_t size = head + (size_t)(maxn + 1) * esz;
+        int idx = vm_gc_fl_index(size);
+        if (idx < 0 || (size_t)idx != (size + VM_GC_GRANULE) / VM_GC_GRANULE)
+            break;
+        maxn++;
+    }
+    if (maxn == 0) {
+        assign(g, g->loc[in->dst], slow_newa(g, in));
+        return;
+    }
+    gcc_jit_lvalue *n = temp(g, g->t_long), *o = temp(g, g->t_vptr);
+    assign(g, n, R(g, in->src[0]));
+    gcc_jit_block *slow = blk(g), *small = blk(g);
+    gcc_jit_rvalue *fits = cmp(g, GCC_JIT_COMPARISON_LT, cast(g, wrap(g, GCC_JIT_BINARY_OP_MINUS, rv(n), lng(g, 1)), g->t_ulong),
+                               gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, maxn));
+    gcc_jit_block_end_with_conditional(g->cur, NULL, fits, small, slow);
+    g->cur = small;
+    /* unsigned: the length is positive here, and the division a shift */
+    gcc_jit_rvalue *bytes = wrap(g, GCC_JIT_BINARY_OP_PLUS, lng(g, (int64_t)(head + VM_GC_GRANULE)),
+                                 wrap(g, GCC_JIT_BINARY_OP_MULT, rv(n), lng(g, (int64_t)esz)));
+    gcc_jit_rvalue *idx = bin(g, GCC_JIT_BINARY_OP_DIVIDE, g->t_ulong, cast(g, bytes, g->t_ulong),
+                              gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, VM_GC_GRANULE));
+    alloc_pop(g, o, idx, slow);
+    assign(g, mem(g, rv(o), offsetof(VmArray, cls), g->t_vptr), ptr(g, vm_array_class(ty)));
+    assign(g, mem(g, rv(o), offsetof(VmArray, length), g->t_long), rv(n));
+    alloc_join(g, in, o, slow, slow_newa);
+}
+
+void cg_emit_clos(Cg *g, const IrInsn *in)
+{
+    VmMethod *lam = in->aux;
+    int idx = vm_gc_fl_index(vm_closure_size(lam));
+    if (idx < 0 || in->imm.i != (int64_t)lam->ncaps) {
+        assign(g, g->loc[in->dst], slow_clos(g, in));
+        return;
+    }
+    gcc_jit_lvalue *o = temp(g, g->t_vptr);
+    gcc_jit_block *slow = blk(g);
+    alloc_pop(g, o, lng(g, idx), slow);
+    assign(g, mem(g, rv(o), offsetof(VmClosure, cls), g->t_vptr), ptr(g, vm_closure_class(lam)));
+    assign(g, mem(g, rv(o), offsetof(VmClosure, method), g->t_vptr), ptr(g, lam));
+    for (int64_t i = 0; i < in->imm.i; i++) {
+        int32_t l = in->src[0] + (int32_t)i;
+        assign(g, mem(g, rv(o), offsetof(VmClosure, caps) + (size_t)i * sizeof(VmValue), cg_local_type(g, l)), R(g, l));
+    }
+    alloc_join(g, in, o, slow, slow_clos);
+}
+
+/* ---- type tests --------------------------------------------------------------- */
+
+/* dst = (o is of type ty) as long; o non-null is established by the caller's
+ * branch.  Class targets inline the display test of the interpreter. */
+void cg_instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty)
+{
+    if (ty->kind == VM_T_CLASS && ty->cls) {
+        VmClass *k = ty->cls;
+        gcc_jit_block *has = blk(g), *deep = blk(g), *done = blk(g);
+        assign(g, dst, lng(g, 0));
+        assign(g, g->tmp_c, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)));
+        gcc_jit_rvalue *disp = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, display), g->t_vptr));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, disp, null(g)), has, done);
+        g->cur = has;
+        gcc_jit_rvalue *depth = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, depth), g->t_uint));
+        gcc_jit_block_end_with_conditional(
+            g->cur, NULL,
+            cmp(g, GCC_JIT_COMPARISON_GE, depth, gcc_jit_context_new_rvalue_from_int(g->c, g->t_uint, (int)k->depth)),
+            deep, done);
+        g->cur = deep;
+        gcc_jit_rvalue *at = rv(mem(g, disp, (size_t)k->depth * sizeof(void *), g->t_vptr));
+        assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, at, ptr(g, k))));
+        gcc_jit_block_end_with_jump(g->cur, NULL, done);
+        g->cur = done;
+        return;
+    }
+    /* vm_instance_of's other cases that need no search: the checked casts
+     * of erased generics (an Object[] element to string, to T[]) are common */
+    switch (ty->kind) {
+    case VM_T_OBJECT:
+        assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_NE, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)),
+                                      null(g))));
+        return;
+    case VM_T_STRING: {
+        gcc_jit_block *has = blk(g), *done = blk(g);
+        assign(g, dst, lng(g, 0));
+        assign(g, g->tmp_c, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(g->tmp_c), null(g)), has,
+                                           done);
+        g->cur = has;
+        gcc_jit_rvalue *rk = rv(mem(g, rv(g->tmp_c), offsetof(VmClass, rkind), g->t_uchar));
+        assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, rk,
+                                      gcc_jit_context_new_rvalue_from_int(g->c, g->t_uchar, VM_RK_STRING))));
+        gcc_jit_block_end_with_jump(g->cur, NULL, done);
+        g->cur = done;
+        return;
+    }
+    case VM_T_ARRAY:
+    case VM_T_FUNC: {
+        const VmType *canon = ty->canon ? ty->canon : ty;
+        if (!canon->cls)
+            break;
+        gcc_jit_rvalue *cls = rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr));
+        assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, cls, ptr(g, canon->cls))));
+        return;
+    }
+    default:
+        break;
+    }
+    gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
+    gcc_jit_rvalue *a[2] = {o, ptr(g, ty)};
+    assign(g, dst, call(g, FN(jit_rt_instance_of), g->t_long, 2, pt, a));
+}
+
+/* r = value and on to done when cond holds; code continues in a fresh
+ * block otherwise. */
+static void settle_if(Cg *g, gcc_jit_rvalue *cond, gcc_jit_lvalue *r, int64_t value, gcc_jit_block *done)
+{
+    gcc_jit_block *hit = blk(g), *next = blk(g);
+    gcc_jit_block_end_with_conditional(g->cur, NULL, cond, hit, next);
+    gcc_jit_block_add_assignment(hit, NULL, r, lng(g, value));
+    gcc_jit_block_end_with_jump(hit, NULL, done);
+    g->cur = next;
+}
+
+/* String equality: the cases that decide most comparisons inline (the same
+ * string, a null, different lengths, one-byte strings: a parser comparing
+ * its current character with literals), the rest in the runtime
+ * (vm_string_equal).  Kept short: there are many such sites. */
+void cg_emit_seq(Cg *g, const IrInsn *in)
+{
+    gcc_jit_lvalue *x = temp(g, g->t_vptr), *y = temp(g, g->t_vptr), *r = temp(g, g->t_long);
+    gcc_jit_lvalue *len = temp(g, g->t_long);
+    gcc_jit_block *done = blk(g);
+    assign(g, x, R(g, in->src[0]));
+    assign(g, y, R(g, in->src[1]));
+    settle_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, rv(x), rv(y)), r, 1, done);
+    settle_if(g,
+              gcc_jit_context_new_binary_op(g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool,
+                                            cmp(g, GCC_JIT_COMPARISON_EQ, rv(x), null(g)),
+                                            cmp(g, GCC_JIT_COMPARISON_EQ, rv(y), null(g))),
+              r, 0, done);
+    assign(g, len, rv(mem(g, rv(x), offsetof(VmString, length), g->t_long)));
+    settle_if(g, cmp(g, GCC_JIT_COMPARISON_NE, rv(len), rv(mem(g, rv(y), offsetof(VmString, length), g->t_long))), r,
+              0, done);
+    gcc_jit_block *one = blk(g), *other = blk(g);
+    gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, rv(len), lng(g, 1)), one, other);
+    g->cur = one;
+    assign(g, r, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, rv(mem(g, rv(x), offsetof(VmString, bytes), g->t_uchar)),
+                                rv(mem(g, rv(y), offsetof(VmString, bytes), g->t_uchar)))));
+    gcc_jit_block_end_with_jump(g->cur, NULL, done);
+    g->cur = other;
+    gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
+    gcc_jit_rvalue *args[2] = {rv(x), rv(y)};
+    assign(g, r, call(g, FN(jit_rt_seq), g->t_long, 2, pt, args));
+    gcc_jit_block_end_with_jump(g->cur, NULL, done);
+    g->cur = done;
+    assign(g, g->loc[in->dst], rv(r));
+}
