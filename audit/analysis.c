@@ -8,8 +8,9 @@
  * buffer, route each sample by bakeoff id into that bakeoff's AuStats
  * (trimming and running sums), test every bakeoff that received samples
  * this round (or whose wall-time budget may have run out), and retire
- * those with an outcome.  Tests run on a fixed schedule, not on demand, so
- * the number of looks grows with time only — the sequential test's
+ * those with an outcome or too cheap to time (AU_CHEAP_SAMPLES).  Tests
+ * run on a fixed schedule, not on demand, so the number of looks grows
+ * with time only — the sequential test's
  * guarantee does not depend on it anyway.
  *
  * Invariants:
@@ -249,6 +250,19 @@ static void route(void *ctx, const AuSample *s)
     b->fresh = true;
 }
 
+/* Too cheap to time (AU_CHEAP_SAMPLES): reported at once, on this thread,
+ * rather than left to the bakeoff thread, which may be busy compiling
+ * other bakeoffs for seconds while a getter pays for 1 timed call in 20. */
+static bool too_cheap(const AuConfig *cfg, const AuResult *r)
+{
+    if (cfg->min_cycles <= 0 || r->best < 0)
+        return false;
+    for (int k = 0; k < r->nvariants; k++)
+        if (r->v[k].samples < AU_CHEAP_SAMPLES)
+            return false;
+    return r->v[r->best].mean < cfg->min_cycles;
+}
+
 typedef struct Done {
     uint32_t id;
     double elapsed;
@@ -272,7 +286,7 @@ void au_analysis_step(AuAnalysis *a, double now)
         }
         b->fresh = false;
         Done *d = &done[ndone];
-        if (au_stats_test(&b->st, a->cfg.test, elapsed, &d->r) == AU_RUNNING) {
+        if (au_stats_test(&b->st, a->cfg.test, elapsed, &d->r) == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {
             i++;
             continue;
         }

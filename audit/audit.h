@@ -103,7 +103,15 @@ typedef struct AuConfig {
     uint64_t seed;            /* policy randomness; 0 = from the clock */
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
     bool oracle;              /* no early stop: one test at max_samples */
+    double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
+    bool paired;              /* audit.paired: variances from paired windows */
 } AuConfig;
+
+/* A bakeoff whose fastest variant's mean is below AuConfig.min_cycles once
+ * every variant has this many kept samples is reported to the AuDecideFn
+ * at once, still AU_RUNNING, by the analysis thread: its samples measure
+ * the timer, and the auditor ends it (audit/bakeoff.c). */
+#define AU_CHEAP_SAMPLES 1000
 
 /* From the VM's tunables (vm/tunables.def, audit.*); false with a message
  * when a value is out of range.  (audit/config.c; needs vm/.) */
@@ -152,10 +160,32 @@ typedef struct AuVariantStats {
     AuObs *win;                /* trim_window entries */
 } AuVariantStats;
 
+/* Windows paired across variants: round j is the j-th complete window of
+ * every variant.  The policy alternates bursts among the variants, so a
+ * round's windows were timed over about the same stretch of time, and a
+ * slowdown of the whole machine (another process, frequency, a program
+ * phase) raises them alike: in the paired variance of ln(R_a/R_b) it
+ * cancels, where per-variant variances add it up twice.  A window waits
+ * (at most AU_PAIR_PENDING per variant, else the oldest is left unpaired)
+ * until every variant has one.  Sums over complete rounds, of the same
+ * shifted x_j = C_j − shift·W_j as AuSums, per pair of variants (k, l):
+ * Σx_k·x_l, Σx_k·W_l, ΣW_k·W_l (the diagonal: Σx², ΣxW, ΣW²). */
+#define AU_PAIR_PENDING 64
+typedef struct AuPaired {
+    uint64_t rounds;
+    double sx[AU_MAX_VARIANTS], sw[AU_MAX_VARIANTS];
+    double xx[AU_MAX_VARIANTS][AU_MAX_VARIANTS];
+    double xw[AU_MAX_VARIANTS][AU_MAX_VARIANTS];
+    double ww[AU_MAX_VARIANTS][AU_MAX_VARIANTS];
+    uint32_t head[AU_MAX_VARIANTS], npending[AU_MAX_VARIANTS];
+    double px[AU_MAX_VARIANTS][AU_PAIR_PENDING], pw[AU_MAX_VARIANTS][AU_PAIR_PENDING];
+} AuPaired;
+
 typedef struct AuStats {
     int nvariants;
     AuConfig cfg;
     AuVariantStats v[AU_MAX_VARIANTS];
+    AuPaired pair;             /* the sequential and oracle tests' variances */
 } AuStats;
 
 /* Per-unit-of-weight estimate of one variant: the ratio of sums Σc/Σw and
@@ -319,7 +349,8 @@ void au_policy_perturb(AuPolicyParams *p, int32_t sample_every, int32_t burst,
 typedef struct AuAnalysis AuAnalysis;
 
 /* Called on the analysis thread (or in au_analysis_step's caller) once
- * per finished bakeoff, with no auditor lock held. */
+ * per finished bakeoff, with no auditor lock held; r->outcome is
+ * AU_RUNNING when the bakeoff is too cheap to time (AU_CHEAP_SAMPLES). */
 typedef void (*AuDecideFn)(void *ctx, uint32_t bakeoff, const AuResult *r, double elapsed);
 
 typedef struct AuCounters {

@@ -31,11 +31,13 @@
  *            The method is never audited again by that client.
  *   cheap    a bakeoff whose fastest variant's timed call is below
  *            audit.min_cycles (the timer would dominate) ends FAILED with
- *            the old code back, after 1000 samples a variant or at its
- *            decision, whichever the auditor sees first.
+ *            the old code back, after AU_CHEAP_SAMPLES samples a variant
+ *            or at its decision, whichever comes first (both reported by
+ *            the analysis thread, so a busy bakeoff thread cannot delay it).
  *   idle     a dispatcher without a timed call for 100 analysis intervals
  *            ends FAILED with the old code back (the method is no longer
  *            called through its entry): it would hold its slot for nothing.
+ *            Not with audit.sample_every=0, where no call is timed.
  *
  * Dispatch (thesis Fig. III.9): the dispatcher is variant 0's clean code
  * behind `if (--t->audit[slot].countdown >= 0) → clean`; below zero it
@@ -92,7 +94,6 @@ typedef struct Bake {
 } Bake;
 
 enum {
-    CHEAP_SAMPLES = 1000,   /* kept samples per variant before drop_cheap judges */
     IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
 };
 
@@ -111,7 +112,6 @@ struct AuAuditor {
     int nvariants[AU_NCLIENTS];
     AuVariantSpec variants[AU_NCLIENTS][AU_MAX_VARIANTS];
     uint64_t hot_threshold;
-    double min_cycles;     /* audit.min_cycles: cheaper methods are not timed */
     int concurrent;
     AuAnalysis *an;
     AuCompileFn compile;
@@ -378,17 +378,23 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     for (size_t i = 0; i < au->nbakes && !b; i++)
         if (au->bakes[i]->aid == aid && au->bakes[i]->rec.phase == AU_PHASE_SAMPLING)
             b = au->bakes[i];
-    /* too cheap to time (see drop_cheap), which the bakeoff thread, busy
-     * compiling, may not have seen yet: the decision measured the timer */
-    if (b && au->min_cycles > 0 && res->best >= 0 && res->best < b->rec.nvariants &&
-        res->v[res->best].samples > 0 && res->v[res->best].mean < au->min_cycles) {
+    /* too cheap to time: the analysis thread reports such a bakeoff as soon
+     * as every variant has AU_CHEAP_SAMPLES (still running), and a decision
+     * that comes first measured the timer too.  A timed call costs some
+     * 50-60 cycles of its own (two lfence; rdtsc, the call through the
+     * table, the frame): when a method's whole timed call is not much more,
+     * tiny systematic differences of the timer (a fraction of a cycle
+     * between variants, measured) become "winners", and sampling costs
+     * more than the method */
+    if (b && au->cfg.min_cycles > 0 && res->best >= 0 && res->best < b->rec.nvariants &&
+        res->v[res->best].samples > 0 && res->v[res->best].mean < au->cfg.min_cycles) {
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         b->aid = 0;
         b->rec.result = *res;
         b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
         char why[160];
         snprintf(why, sizeof why, "too cheap to time: %.0f cycles per call < audit.min_cycles %.0f; old code back",
-                 res->v[res->best].mean, au->min_cycles);
+                 res->v[res->best].mean, au->cfg.min_cycles);
         fail(au, b, why);
         b = NULL;
     }
@@ -405,37 +411,6 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     pthread_mutex_unlock(&au->mu);
 }
 
-/* Under mu: bakeoffs of methods too cheap to time end FAILED with their
- * old code back.  A timed call costs some 50-60 cycles of its own (two
- * lfence; rdtsc, the call through the table, the frame): when a method's
- * whole timed call is not much more, the samples measure the timer, tiny
- * systematic differences of it (a fraction of a cycle between variants,
- * measured) become "winners", and sampling costs more than the method. */
-static void drop_cheap(AuAuditor *au)
-{
-    if (au->min_cycles <= 0)
-        return;
-    for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
-        const AuResult *r = &b->rec.result;
-        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || r->best < 0)
-            continue;
-        bool enough = true;
-        for (int k = 0; k < r->nvariants; k++)
-            enough &= r->v[k].samples >= CHEAP_SAMPLES;
-        if (!enough || r->v[r->best].mean >= au->min_cycles)
-            continue;
-        if (!au_analysis_cancel(au->an, b->aid))
-            continue;   /* decided meanwhile: the decision is on its way */
-        b->aid = 0;
-        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
-        char why[160];
-        snprintf(why, sizeof why, "too cheap to time: %.0f cycles per call < audit.min_cycles %.0f; old code back",
-                 r->v[r->best].mean, au->min_cycles);
-        fail(au, b, why);
-    }
-}
-
 /* Under mu: bakeoffs whose dispatcher got no timed call in IDLE_ROUNDS
  * analysis intervals end FAILED with the old code back.  Their method
  * stopped being called through its entry (its callers inlined it, or the
@@ -443,6 +418,11 @@ static void drop_cheap(AuAuditor *au)
  * hold the queue (one slot by default) for nothing. */
 static void drop_idle(AuAuditor *au)
 {
+    /* with sampling off (audit.sample_every=0) no dispatcher makes a timed
+     * call: silence says nothing, and that configuration exists to measure
+     * the dispatchers' own cost, so they must stay */
+    if (au->cfg.sample_every <= 0)
+        return;
     double now = since(au), limit = IDLE_ROUNDS * au->cfg.interval;
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
@@ -482,7 +462,6 @@ void au_auditor_poll(AuAuditor *au)
     if (!au->stopping) {
         scan(au);
         refresh(au);
-        drop_cheap(au);
         drop_idle(au);
     }
     start_pending(au);
@@ -573,7 +552,6 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, VmError *err)
     au->compile = default_compiler();
     au->log = tun->audit_log ? stderr : NULL;
     au->hot_threshold = (uint64_t)tun->audit_hot_threshold;
-    au->min_cycles = (double)tun->audit_min_cycles;
     au->concurrent = (int)tun->audit_concurrent;
     if (!au_config_from_tunables(&au->cfg, tun, err) || !au_clients_parse(tun->audit_clients, &au->clients, err)) {
         free(au);

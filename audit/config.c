@@ -59,6 +59,8 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .seed = (uint64_t)tun->audit_seed,
         .buffer_slots = (uint32_t)tun->audit_buffer_slots,
         .oracle = tun->audit_oracle != 0,
+        .min_cycles = (double)tun->audit_min_cycles,
+        .paired = tun->audit_paired != 0,
     };
     return true;
 }

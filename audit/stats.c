@@ -211,8 +211,45 @@ static void select_fastest(AuObs *w, uint32_t n, uint32_t k)
     }
 }
 
-static void flush_window(AuVariantStats *v, const AuConfig *cfg)
+/* Window (x, w) of variant k into the pairing; complete rounds into the
+ * paired sums. */
+static void pair_window(AuStats *st, int k, double x, double w)
 {
+    AuPaired *p = &st->pair;
+    if (p->npending[k] == AU_PAIR_PENDING) {   /* far ahead of another variant */
+        p->head[k] = (p->head[k] + 1) % AU_PAIR_PENDING;
+        p->npending[k]--;
+    }
+    uint32_t at = (p->head[k] + p->npending[k]) % AU_PAIR_PENDING;
+    p->px[k][at] = x;
+    p->pw[k][at] = w;
+    p->npending[k]++;
+    int n = st->nvariants;
+    for (int i = 0; i < n; i++)
+        if (!p->npending[i])
+            return;
+    double xs[AU_MAX_VARIANTS], ws[AU_MAX_VARIANTS];
+    for (int i = 0; i < n; i++) {
+        xs[i] = p->px[i][p->head[i]];
+        ws[i] = p->pw[i][p->head[i]];
+        p->head[i] = (p->head[i] + 1) % AU_PAIR_PENDING;
+        p->npending[i]--;
+        p->sx[i] += xs[i];
+        p->sw[i] += ws[i];
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            p->xx[i][j] += xs[i] * xs[j];
+            p->xw[i][j] += xs[i] * ws[j];
+            p->ww[i][j] += ws[i] * ws[j];
+        }
+    p->rounds++;
+}
+
+static void flush_window(AuStats *st, int k)
+{
+    AuVariantStats *v = &st->v[k];
+    const AuConfig *cfg = &st->cfg;
     uint32_t keep = cfg->trim_window - cfg->trim_drop;
     select_fastest(v->win, cfg->trim_window, keep);
     double c = 0, w = 0;
@@ -238,6 +275,7 @@ static void flush_window(AuVariantStats *v, const AuConfig *cfg)
     s->samples += keep;
     v->trimmed += cfg->trim_drop;
     v->nwin = 0;
+    pair_window(st, k, x, w);
 }
 
 bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight)
@@ -248,7 +286,7 @@ bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight)
     v->received++;
     v->win[v->nwin++] = (AuObs){cycles, weight};
     if (v->nwin == st->cfg.trim_window)
-        flush_window(v, &st->cfg);
+        flush_window(st, variant);
     return true;
 }
 
@@ -300,57 +338,105 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
  * Paper (thesis III.B.5): confidence = Φ(|mean_a − mean_b| / √(var_a + var_b))
  * on the raw means; its interval is θ̂ ± Φ⁻¹(1 − α)·√v, the one-sided
  * quantile the thesis's threshold amounts to. */
-void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
-                      double alpha, double mixture, AuCompare *out)
+/* The mixture interval of θ from θ̂ and v (sequential test). */
+static void mixture_interval(double theta, double v, double alpha, double mixture, AuCompare *out)
 {
-    double theta = log(a->mean / b->mean);
-    double v = a->var_mean / (a->mean * a->mean) + b->var_mean / (b->mean * b->mean);
-    if (!(v > MIN_VAR))
-        v = MIN_VAR;
-    double h;
+    double t2 = mixture * mixture;
+    double lnlr = 0.5 * log(v / (v + t2)) + t2 * theta * theta / (2 * v * (v + t2));
+    double h = sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(alpha)));
     out->theta = theta;
-    if (test == AU_TEST_PAPER) {
-        double se = sqrt(a->var_mean + b->var_mean);
-        double z = se > 0 ? fabs(a->mean - b->mean) / se : (a->mean == b->mean ? 0 : INFINITY);
-        out->confidence = au_normal_cdf(z);
-        h = au_normal_quantile(1 - alpha) * sqrt(v);
-    } else {
-        double t2 = mixture * mixture;
-        double lnlr = 0.5 * log(v / (v + t2)) + t2 * theta * theta / (2 * v * (v + t2));
-        out->confidence = lnlr > 0 ? -expm1(-lnlr) : 0;
-        h = sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(alpha)));
-    }
+    out->confidence = lnlr > 0 ? -expm1(-lnlr) : 0;
     out->lo = theta - h;
     out->hi = theta + h;
 }
 
 /* Fixed-sample (oracle) comparison: one look, a two-sided normal interval. */
-static void compare_fixed(const AuEstimate *a, const AuEstimate *b, double alpha, AuCompare *out)
+static void fixed_interval(double theta, double v, double alpha, AuCompare *out)
 {
-    double theta = log(a->mean / b->mean);
-    double v = a->var_mean / (a->mean * a->mean) + b->var_mean / (b->mean * b->mean);
-    if (!(v > MIN_VAR))
-        v = MIN_VAR;
     double z = fabs(theta) / sqrt(v);
+    double h = au_normal_quantile(1 - alpha / 2) * sqrt(v);
     out->theta = theta;
     out->confidence = 1 - 2 * au_normal_cdf(-z);
-    double h = au_normal_quantile(1 - alpha / 2) * sqrt(v);
     out->lo = theta - h;
     out->hi = theta + h;
 }
 
-static void compare(const AuStats *st, AuTest test, const AuEstimate *a, const AuEstimate *b,
-                    AuCompare *out)
+/* θ̂ = ln(R_a/R_b) and v from the per-variant (independent) variances. */
+static double theta_unpaired(const AuEstimate *a, const AuEstimate *b, double *v)
+{
+    *v = a->var_mean / (a->mean * a->mean) + b->var_mean / (b->mean * b->mean);
+    if (!(*v > MIN_VAR))
+        *v = MIN_VAR;
+    return log(a->mean / b->mean);
+}
+
+void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
+                      double alpha, double mixture, AuCompare *out)
+{
+    double v, theta = theta_unpaired(a, b, &v);
+    if (test != AU_TEST_PAPER) {
+        mixture_interval(theta, v, alpha, mixture, out);
+        return;
+    }
+    double se = sqrt(a->var_mean + b->var_mean);
+    double z = se > 0 ? fabs(a->mean - b->mean) / se : (a->mean == b->mean ? 0 : INFINITY);
+    double h = au_normal_quantile(1 - alpha) * sqrt(v);
+    out->theta = theta;
+    out->confidence = au_normal_cdf(z);
+    out->lo = theta - h;
+    out->hi = theta + h;
+}
+
+/* θ̂ = ln(R_a/R_b) over the complete rounds of paired windows, and its
+ * delta-method variance with the round as the unit: with A = ΣC = R·ΣW
+ * and e_j = C_j − R·W_j per variant,
+ *   v = m/(m − 1) · Σ_j (e_aj/A_a − e_bj/A_b)²
+ *     = m/(m − 1) · (Σe_a²/A_a² + Σe_b²/A_b² − 2·Σe_a·e_b/(A_a·A_b)),
+ * which for independent variants is the sum of the per-variant variances
+ * and is smaller by the common part when both slow down together.  False
+ * when there are fewer than MIN_WINDOWS rounds, or audit.paired is off. */
+static bool theta_paired(const AuStats *st, int a, int b, double *theta, double *v)
+{
+    const AuPaired *p = &st->pair;
+    if (!st->cfg.paired || p->rounds < MIN_WINDOWS || !(p->sw[a] > 0) || !(p->sw[b] > 0))
+        return false;
+    double ra = p->sx[a] / p->sw[a], rb = p->sx[b] / p->sw[b];      /* R − shift */
+    double Aa = p->sx[a] + st->v[a].sums.shift * p->sw[a];
+    double Ab = p->sx[b] + st->v[b].sums.shift * p->sw[b];
+    if (!(Aa > 0 && Ab > 0))
+        return false;
+    double eaa = p->xx[a][a] - 2 * ra * p->xw[a][a] + ra * ra * p->ww[a][a];
+    double ebb = p->xx[b][b] - 2 * rb * p->xw[b][b] + rb * rb * p->ww[b][b];
+    double eab = p->xx[a][b] - rb * p->xw[a][b] - ra * p->xw[b][a] + ra * rb * p->ww[a][b];
+    double m = (double)p->rounds;
+    *v = m / (m - 1) * (eaa / (Aa * Aa) + ebb / (Ab * Ab) - 2 * eab / (Aa * Ab));
+    if (!(*v > MIN_VAR))
+        *v = MIN_VAR;
+    *theta = log((Aa / p->sw[a]) / (Ab / p->sw[b]));
+    return true;
+}
+
+/* Variant a against b.  The sequential and oracle tests use the paired
+ * variance once there are MIN_WINDOWS rounds (before that, or for the
+ * paper test, the thesis's independent variances). */
+static void compare(const AuStats *st, AuTest test, const AuEstimate *e, int a, int b, AuCompare *out)
 {
     /* Bonferroni over the N − 1 comparisons that involve the true best;
      * the paper test is the thesis's, uncorrected */
     double alpha = st->cfg.alpha;
     if (test == AU_TEST_SEQUENTIAL || st->cfg.oracle)
         alpha /= st->nvariants - 1;
-    if (st->cfg.oracle)
-        compare_fixed(a, b, alpha, out);
-    else
-        au_stats_compare(a, b, test, alpha, st->cfg.mixture, out);
+    double theta, v;
+    if (test == AU_TEST_PAPER && !st->cfg.oracle) {
+        au_stats_compare(&e[a], &e[b], test, alpha, st->cfg.mixture, out);
+    } else {
+        if (!theta_paired(st, a, b, &theta, &v))
+            theta = theta_unpaired(&e[a], &e[b], &v);
+        if (st->cfg.oracle)
+            fixed_interval(theta, v, alpha, out);
+        else
+            mixture_interval(theta, v, alpha, st->cfg.mixture, out);
+    }
     if (test == AU_TEST_SEQUENTIAL || st->cfg.oracle) {
         /* confidence of the corrected test: 1 − (N−1)·p */
         double p = (1 - out->confidence) * (st->nvariants - 1);
@@ -422,7 +508,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         if (k == b)
             continue;
         AuCompare c;
-        compare(st, test, &e[k], &e[b], &c);
+        compare(st, test, e, k, b, &c);
         set_rel(&vr->rel, &vr->rel_lo, &vr->rel_hi, &c);
         vr->slower = test == AU_TEST_PAPER && !cfg->oracle ? c.confidence >= 1 - cfg->alpha
                                                             : c.lo > 0;
@@ -454,7 +540,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         double lo = log1p(-cfg->equivalence), hi = log1p(cfg->equivalence);
         for (int k = 1; k < n && equivalent; k++) {
             AuCompare c;
-            compare(st, test, &e[k], &e[0], &c);
+            compare(st, test, e, k, 0, &c);
             if (!((c.lo > lo && c.hi < hi) || c.lo > 0))
                 equivalent = false;
         }

@@ -38,8 +38,9 @@ _Noreturn void jit_rt_raise_overflow(VmThread *t);
 /* Interface dispatch beyond the site's first way (the interpreter's slow path). */
 int64_t jit_rt_seq(const VmString *a, const VmString *b);
 int64_t jit_rt_instance_of(const void *obj, const VmType *ty);
-/* Allocation from inlined code: the chain is pushed for the trace of an
- * "out of memory" (or negative length), then popped again. */
+/* Allocation from inlined code (and the slow path of inline allocation):
+ * only when it fails is the chain pushed, for the trace of the "out of
+ * memory" (or negative length), then popped again. */
 void *jit_rt_new_object_at(VmThread *t, const JitWhere *w, VmClass *c);
 void *jit_rt_new_array_at(VmThread *t, const JitWhere *w, VmType *ty, int64_t n);
 void *jit_rt_concat_at(VmThread *t, const JitWhere *w, VmString *a, VmString *b);
@@ -128,5 +129,9 @@ void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
 bool jit_tmpdir(char *buf, size_t size, VmError *err);
 void jit_rmdir(const char *dir);
 double jit_now_us(void);
+/* unit.c, shared with bakeoff.c: whether the comma list spec (jit.dump)
+ * names what; the load route the jit.load tunable asks for. */
+bool jit_dump_has(const char *spec, const char *what);
+JitLoadRoute jit_load_route(const VmTunables *tun);
 
 #endif

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool dump_has(const char *spec, const char *what)
+bool jit_dump_has(const char *spec, const char *what)
 {
     size_t n = strlen(what);
     for (const char *p = spec; p && *p;) {
@@ -36,6 +36,11 @@ static bool dump_has(const char *spec, const char *what)
         p = e ? e + 1 : NULL;
     }
     return false;
+}
+
+JitLoadRoute jit_load_route(const VmTunables *tun)
+{
+    return tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
 }
 
 static void copy_file_to(const char *path, FILE *out)
@@ -175,8 +180,8 @@ static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const VmTunables *
                       JitLoaded *unit, double *us_compile, double *us_assemble, VmError *unit_err)
 {
     const char *dump = tun->jit_dump;
-    bool dump_c = dump_has(dump, "c"), dump_asm = dump_has(dump, "asm");
-    JitLoadRoute route = tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
+    bool dump_c = jit_dump_has(dump, "c"), dump_asm = jit_dump_has(dump, "asm");
+    JitLoadRoute route = jit_load_route(tun);
     char dir[4096];
     if (!jit_tmpdir(dir, sizeof dir, unit_err))
         return false;
@@ -241,7 +246,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
             vm_fail(&err[i], "jit: out of memory");
         return 0;
     }
-    bool dump_ir = dump_has(tun->jit_dump, "ir");
+    bool dump_ir = jit_dump_has(tun->jit_dump, "ir");
     for (size_t i = 0; i < n; i++) {
         Item *x = &it[i];
         x->rq = &rq[i];
