@@ -389,6 +389,27 @@ TEST(audit_bakeoff_compile_failure)
     env_free(&e);
 }
 
+/* An Env under set in which twice, compiled (fake_compiled), got hot after
+ * 100 calls and its bakeoff started: with the stub compiler if stubbed,
+ * else with the JIT's.  NULL (the Env freed) if the Env fails. */
+static VmMethod *bake_twice(Env *e, const char *const *set, bool stubbed)
+{
+    if (!env_new(e, set)) {
+        env_free(e);
+        return NULL;
+    }
+    if (stubbed) {
+        memset(&stub, 0, sizeof stub);
+        au_auditor_set_compiler(e->au, stub_compile);
+    }
+    VmMethod *twice = test_method(e->vm, "twice");
+    twice->entry = fake_compiled;
+    au_auditor_poll(e->au);
+    calls(e, twice, 100);
+    au_auditor_poll(e->au);
+    return twice;
+}
+
 /* A method whose timed calls take fewer than audit.min_cycles: once each
  * variant has AU_CHEAP_SAMPLES samples the analysis round ends the bakeoff
  * FAILED and the old code is back. */
@@ -397,17 +418,9 @@ TEST(audit_bakeoff_too_cheap)
     static const char *const set[] = {"audit.clients=aa", "audit.min_samples=100000", "audit.trim_window=10",
                                       "audit.trim_drop=1", "audit.min_cycles=200", NULL};
     Env e;
-    if (!env_new(&e, set)) {
-        env_free(&e);
+    VmMethod *twice = bake_twice(&e, set, true);
+    if (!twice)
         return;
-    }
-    memset(&stub, 0, sizeof stub);
-    au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *twice = test_method(e.vm, "twice");
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, twice, 100);
-    au_auditor_poll(e.au);
     CHECK(twice->entry == stub_dispatch);
     AuAnalysis *an = au_auditor_analysis(e.au);
     feed(stub.tab[0]->bakeoff, (double[2]){300, 300}, 900);   /* expensive enough, too few */
@@ -430,17 +443,9 @@ TEST(audit_bakeoff_too_cheap)
      * decision is not taken either */
     static const char *const set2[] = {"audit.clients=aa", "audit.min_samples=200", "audit.trim_window=10",
                                        "audit.trim_drop=1", "audit.min_cycles=200", NULL};
-    if (!env_new(&e, set2)) {
-        env_free(&e);
+    twice = bake_twice(&e, set2, true);
+    if (!twice)
         return;
-    }
-    memset(&stub, 0, sizeof stub);
-    au_auditor_set_compiler(e.au, stub_compile);
-    twice = test_method(e.vm, "twice");
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, twice, 100);
-    au_auditor_poll(e.au);
     feed(stub.tab[0]->bakeoff, (double[2]){60, 45}, 2000);
     au_analysis_step(au_auditor_analysis(e.au), au_now());
     records(&e, r, 2);
@@ -458,17 +463,9 @@ TEST(audit_bakeoff_idle)
 {
     static const char *const set[] = {"audit.clients=aa", NULL};
     Env e;
-    if (!env_new(&e, set)) {
-        env_free(&e);
+    VmMethod *twice = bake_twice(&e, set, true);
+    if (!twice)
         return;
-    }
-    memset(&stub, 0, sizeof stub);
-    au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *twice = test_method(e.vm, "twice");
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, twice, 100);
-    au_auditor_poll(e.au);
     CHECK(twice->entry == stub_dispatch);
     AuBakeoffRecord r[2];
     records(&e, r, 2);
@@ -488,15 +485,9 @@ TEST(audit_bakeoff_injected_failure)
 {
     static const char *const set[] = {"audit.clients=aa", "jit.fail_every=2", NULL};
     Env e;
-    if (!env_new(&e, set)) {
-        env_free(&e);
+    VmMethod *twice = bake_twice(&e, set, false);
+    if (!twice)
         return;
-    }
-    VmMethod *twice = test_method(e.vm, "twice");
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, twice, 100);
-    au_auditor_poll(e.au);
     AuBakeoffRecord r[4];
     size_t n = records(&e, r, 4);
     CHECK_INT(n, 1);
@@ -533,15 +524,9 @@ TEST(audit_dispatcher_counts)
     static const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2",
                                       "audit.jitter=0", "audit.buffer_slots=65536", NULL};
     Env e;
-    if (!env_new(&e, set)) {
-        env_free(&e);
+    VmMethod *twice = bake_twice(&e, set, false);
+    if (!twice)
         return;
-    }
-    VmMethod *twice = test_method(e.vm, "twice");
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, twice, 100);
-    au_auditor_poll(e.au);
     AuBakeoffRecord r[2];
     size_t n = records(&e, r, 2);
     CHECK_INT(n, 1);
