@@ -78,6 +78,7 @@ AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
         seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;
     }
     au_rng_seed(&a->rng, seed);
+    a->policy.seed = (uint32_t)au_rng_next(&a->rng);   /* the threads' gaps follow audit.seed too */
     au_policy_perturb(&a->policy, cfg->sample_every, cfg->burst, cfg->jitter, &a->rng);
     pthread_mutex_init(&a->lock, NULL);
     pthread_condattr_t ca;

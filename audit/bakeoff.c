@@ -65,12 +65,15 @@
 #include "vm.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 _Static_assert(sizeof(AuPolicyState) == sizeof(((VmThread *)0)->audit[0]), "VmThread.audit holds AuPolicyStates");
+_Static_assert(offsetof(AuPolicyState, timing) == VM_AUDIT_TIMING * sizeof(int32_t),
+               "the timed wrapper reads AuPolicyState.timing");
 _Static_assert(AU_MAX_SLOTS == VM_AUDIT_SLOTS, "one policy slot per VmThread.audit entry");
 _Static_assert(AU_MAX_VARIANTS == JIT_MAX_VARIANTS, "the JIT compiles every variant of a bakeoff");
 
@@ -164,9 +167,10 @@ static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
     int k = au_policy_next(st, d->params, d->nvariants);
     if (k == AU_CLEAN)
         return d->tab.clean[0](t, m, args);
+    st->timing = k;
     int32_t saved = st->countdown;
     st->countdown = INT32_MAX;
-    VmValue r = d->tab.timed[k](t, m, args);
+    VmValue r = d->tab.timed(t, m, args);
     st->countdown = saved;
     return r;
 }
@@ -300,6 +304,32 @@ static Bake *take_next(AuAuditor *au)
     return NULL;
 }
 
+/* A variant whose every call is bounded below audit.min_cost IR cost
+ * units would only time the timer (the min_cycles rule would end it after
+ * its samples): say why in `why` and skip its compiles (each bakeoff's
+ * two variants and dispatcher cost the compile thread 0.3-1.4 s), and
+ * keep dispatchers off the smallest, most-called methods, where their
+ * fast path costs the most.  Mu not held. */
+static bool too_cheap(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, char *why, size_t size)
+{
+    int64_t min = au->vm->tun.audit_min_cost;
+    for (int k = 0; min > 0 && k < rq->nvariants; k++) {
+        VmError err = {{0}};
+        IrFunc *f = ir_compile(m, &rq->ir[k], NULL, &err);
+        uint64_t bound = 0;
+        bool cheap = f && ir_cost_bound(f, &bound) && bound < (uint64_t)min;
+        ir_free(f);
+        if (cheap) {
+            snprintf(why, size,
+                     "too cheap to time: a call costs at most %llu IR cost units (no loop, no call) < "
+                     "audit.min_cost %lld; not compiled",
+                     (unsigned long long)bound, (long long)min);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Compiles b (mu not held) and installs its dispatcher. */
 static void start(AuAuditor *au, Bake *b)
 {
@@ -316,6 +346,14 @@ static void start(AuAuditor *au, Bake *b)
         rq.ir[k].max_depth = r->variants[k].inline_max_depth;
         rq.ir[k].max_growth = r->variants[k].inline_max_growth;
         rq.optset[k] = r->variants[k].optset;
+    }
+    char why[sizeof b->rec.failure];
+    if (too_cheap(au, b->m, &rq, why, sizeof why)) {
+        pthread_mutex_lock(&au->mu);
+        fail(au, b, why);
+        pthread_mutex_unlock(&au->mu);
+        free(d);
+        return;
     }
     rq.slot = (uint32_t)b->slot;
     rq.slow = slow_path;

@@ -4,13 +4,24 @@
  * Input: a thread's AuPolicyState for the bakeoff's slot and the shared
  * AuPolicyParams.  Output: per call, "clean" or "timed variant k".
  *
- * Per thread the calls cycle through: `reset` clean calls, then a burst of
- * `burst` timed calls to one variant, then the next variant (rotation
- * among the N).  Bursts keep a rarely-run variant's code warm for the
- * calls that are measured.  reset is burst·(sample_every − 1) on average,
- * so 1 call in sample_every is timed whatever the burst length; the
- * analysis thread re-draws both with a random ε every round so sampling
- * cannot lock onto a periodic pattern of the program.
+ * Per thread the calls cycle through: a gap of about `reset` clean calls,
+ * then a burst of `burst` timed calls to one variant, then the next
+ * variant (rotation among the N).  Bursts keep a rarely-run variant's code
+ * warm for the calls that are measured.  reset is burst·(sample_every − 1)
+ * on average, so 1 call in sample_every is timed whatever the burst
+ * length; the analysis thread re-draws both with a random ε every round
+ * so sampling cannot lock onto a periodic pattern of the program.
+ *
+ * With a jitter, each gap is also drawn anew, uniform in reset ± spread
+ * (spread = reset: 0 … 2·reset, the same mean), from a per-thread
+ * xorshift32.  The round's ε alone left a round's gaps equal, and in a
+ * program whose calls repeat with a period (a recursion's call tree, a
+ * loop over a fixed structure) the bursts of variant a then fell at one
+ * position of the period and those of b at another for the whole round:
+ * a systematic difference per round, e.g. in which depth of a recursion
+ * a timed call starts, that A/A bakeoffs of recursive methods declared as
+ * 5-23% winners.  A gap drawn per burst puts every variant's bursts at
+ * independent positions.
  *
  * Invariants: the fast path is one decrement and one test of a
  * thread-local counter; the shared parameters are read only on the slow
@@ -26,6 +37,21 @@ static __thread AuPolicyState policy_tls[AU_MAX_SLOTS];
 AuPolicyState *au_policy_state(int slot)
 {
     return slot >= 0 && slot < AU_MAX_SLOTS ? &policy_tls[slot] : NULL;
+}
+
+/* reset ± spread, uniform, never below 0. */
+static int32_t gap(AuPolicyState *st, const AuPolicyParams *p, int32_t reset)
+{
+    int32_t spread = __atomic_load_n(&p->spread, __ATOMIC_RELAXED);
+    if (spread <= 0 || spread > reset)
+        return reset;
+    uint32_t x = st->rng ? st->rng : (p->seed ? p->seed : 1);
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    st->rng = x;
+    int64_t g = reset - spread + (int64_t)(((uint64_t)x * (uint64_t)(2 * (int64_t)spread + 1)) >> 32);
+    return g < 0 ? 0 : (int32_t)g;
 }
 
 int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
@@ -44,7 +70,7 @@ int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
     if (k < 0 || k >= nvariants)
         k = 0;
     if (st->countdown <= -burst) {         /* the burst's last timed call */
-        st->countdown = reset;
+        st->countdown = gap(st, p, reset);
         st->variant = k + 1 < nvariants ? k + 1 : 0;
     } else {
         st->variant = k;
@@ -76,5 +102,6 @@ void au_policy_perturb(AuPolicyParams *p, int32_t sample_every, int32_t burst,
             r = INT32_MAX / 2;
     }
     __atomic_store_n(&p->burst, (int32_t)b, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->spread, jitter > 0 && r > 0 ? (int32_t)r : 0, __ATOMIC_RELAXED);
     __atomic_store_n(&p->reset, (int32_t)r, __ATOMIC_RELAXED);
 }

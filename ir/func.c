@@ -285,3 +285,17 @@ uint64_t ir_static_cost(const IrFunc *f)
         c += block_cost(f->blocks[i]);
     return c;
 }
+
+bool ir_cost_bound(const IrFunc *f, uint64_t *bound)
+{
+    if (f->nloops)
+        return false;
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
+            IrOp op = f->blocks[i]->insns[k].op;
+            if (op >= IR_OP_COUNT || (ir_op_info[op].flags & (IR_OPF_CALL | IR_OPF_VAR)))
+                return false;
+        }
+    *bound = ir_static_cost(f);
+    return true;
+}

@@ -80,6 +80,7 @@ enum {                         /* IrOpInfo.flags */
     IR_OPF_SIDE = 1u << 3,     /* effect beyond writing dst */
     IR_OPF_IMM = 1u << 4,      /* uses imm */
     IR_OPF_AUX = 1u << 5,      /* uses aux */
+    IR_OPF_VAR = 1u << 6,      /* time grows with an operand (a length) */
 };
 
 typedef enum IrOp {
@@ -262,6 +263,11 @@ bool ir_check(const IrFunc *f, VmError *err);
 double ir_cost(const IrFunc *f);
 /* Σ static op costs over all insns, unweighted. */
 uint64_t ir_static_cost(const IrFunc *f);
+/* True when no call of f can cost more than *bound cost units: f has no
+ * loop, no call (IR_OPF_CALL) and no op whose time grows with its
+ * operands (IR_OPF_VAR), so each insn runs at most once a call and
+ * *bound = ir_static_cost(f).  False (and *bound unchanged) otherwise. */
+bool ir_cost_bound(const IrFunc *f, uint64_t *bound);
 bool ir_dominates(const IrBlock *a, const IrBlock *b);
 
 /* ---- build.c / cfg.c / inline.c / pass.c --------------------------------- */

@@ -3,18 +3,22 @@
  *
  * Input: a JitBakeoffRequest (the method, per variant IR options and an
  * option set, the dispatcher's policy slot, slow path and sample sink).
- * Output: the JitBakeoffTable filled: clean[k], timed[k], dispatcher.
+ * Output: the JitBakeoffTable filled: clean[k], timed, dispatcher.
  *
  * Why one context per variant: gcc options are per context, and a
  * variant is defined by its options.  Context k holds
  *   clean_k      the method compiled with variant k's IR options and
  *                option set (ordinary VmEntry code);
- *   timed_k      c0 = cycles; r = table->clean[k](t, m, args);
+ * and context 0 also
+ *   timed        k = t->audit[slot][VM_AUDIT_TIMING] (set by the slow
+ *                path); c0 = cycles; r = table->clean[k](t, m, args);
  *                c1 = cycles; sample(table->bakeoff, k, c1 − c0, 1)
  *                — time on the stack, callees included; a run-time error
- *                unwinds past it and loses that one sample;
- * and context 0 also the dispatcher: variant 0's clean code behind
- *   if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
+ *                unwinds past it and loses that one sample.  One wrapper
+ *                for all variants, so that the variants' own code is all
+ *                that differs between their timed calls;
+ *   dispatcher   variant 0's clean code behind
+ *                if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
  * Each context is compiled to assembly; the texts are concatenated with
  * their local labels (.L…) renamed apart, each on a page of its own at a
  * common offset (part_offset), and the whole is assembled, linked and
@@ -121,7 +125,7 @@ static unsigned part_offset(uint32_t id)
 
 typedef struct Names {
     char clean[JIT_MAX_VARIANTS][96];
-    char timed[JIT_MAX_VARIANTS][96];
+    char timed[96];
     char dispatcher[96];
 } Names;
 
@@ -129,9 +133,9 @@ typedef struct Costs {
     double us_ir, us_compile;
 } Costs;
 
-/* Variant k's context → its assembly appended to all; false + err. */
+/* Variant k's context → its assembly in *text (malloc'ed); false + err. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, VmBuf *all, JitWheres *wheres, Costs *cost, VmError *err)
+                            const char *dir, char **text, size_t *len, JitWheres *wheres, Costs *cost, VmError *err)
 {
     VmMethod *m = rq->m;
     const VmTunables *tun = &m->module->vm->tun;
@@ -162,47 +166,55 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable 
         ok = vm_fail(err, "out of memory");
     t0 = jit_now_us();
     ok = ok && jit_codegen_method(cg, f, NULL, false, nm->clean[k], NULL, wheres, err);
-    ok = ok && jit_codegen_timed(cg, nm->timed[k], tab, k, rq->sample, err);
     if (ok && k == 0) {
+        /* the timed wrapper before the dispatcher: lay_out puts both on
+         * a page of their own */
         JitDispatch d = {.slot = rq->slot, .slow = rq->slow, .slow_ctx = rq->slow_ctx};
-        ok = jit_codegen_dispatcher(cg, f, &d, nm->dispatcher, wheres, err);
+        ok = jit_codegen_timed(cg, nm->timed, tab, rq->slot, rq->sample, err) &&
+             jit_codegen_dispatcher(cg, f, &d, nm->dispatcher, wheres, err);
     }
     cost->us_ir += jit_now_us() - t0;
     jit_codegen_free(cg);
     ir_free(f);
-    char *text = NULL;
-    size_t len = 0;
     if (ok) {
         char spath[4200];
         snprintf(spath, sizeof spath, "%s/v%d.s", dir, k);
         t0 = jit_now_us();
-        ok = jit_compile_asm(c, spath, &text, &len, err);
+        ok = jit_compile_asm(c, spath, text, len, err);
         cost->us_compile += jit_now_us() - t0;
     }
     gcc_jit_context_release(c);
-    if (ok) {
+    return ok;
+}
+
+/* The unit's layout: each variant's code on a page of its own at the
+ * bakeoff's common offset (part_offset), and the timed wrapper and the
+ * dispatcher (the end of variant 0's text, from the wrapper on) on a page
+ * of their own half a page away, after variant 0's: on variant 0's page
+ * the dispatcher kept that page hot (iTLB, prefetch) and variant 0 won
+ * A/A bakeoffs.  False if variant 0's text has no wrapper. */
+static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len)
+{
+    char mark[128], head[64];
+    snprintf(mark, sizeof mark, "\t.globl\t%s\n", nm->timed);
+    const char *w = memmem(text[0], len[0], mark, strlen(mark));
+    if (!w)
+        return false;
+    size_t cut = (size_t)(w - text[0]);
+    for (int k = 0; k < rq->nvariants; k++) {
         /* each part starts in .text, whatever section the previous one
-         * ended in, on a page of its own, at the bakeoff's offset */
-        char head[64];
-        int n = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id));
-        vm_buf_put(all, head, (size_t)n);
-        /* the dispatcher (in part 0) on a page of its own as well, half a
-         * page away from the variants' offset: on variant 0's page it kept
-         * that page hot (iTLB, prefetch) and variant 0 won A/A bakeoffs */
-        char mark[128];
-        snprintf(mark, sizeof mark, "\t.globl\t%s\n", nm->dispatcher);
-        const char *d = k == 0 ? memmem(text, len, mark, strlen(mark)) : NULL;
-        size_t cut = d ? (size_t)(d - text) : len;
-        append_part(all, text, cut, k);
-        if (d) {
-            n = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n",
+         * ended in */
+        int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id));
+        vm_buf_put(all, head, (size_t)h);
+        append_part(all, text[k], k == 0 ? cut : len[k], k);
+        if (k == 0) {
+            h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n",
                          (part_offset(rq->id) + 2048) % 4096);
-            vm_buf_put(all, head, (size_t)n);
-            append_part(all, text + cut, len - cut, k);
+            vm_buf_put(all, head, (size_t)h);
+            append_part(all, text[0] + cut, len[0] - cut, 0);
         }
     }
-    free(text);
-    return ok;
+    return true;
 }
 
 bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
@@ -228,25 +240,30 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         char what[16];
         snprintf(what, sizeof what, "v%d", k);
         symbol(nm.clean[k], sizeof nm.clean[k], rq->id, what, m->name);
-        snprintf(what, sizeof what, "t%d", k);
-        symbol(nm.timed[k], sizeof nm.timed[k], rq->id, what, m->name);
     }
+    symbol(nm.timed, sizeof nm.timed, rq->id, "t", m->name);
     symbol(nm.dispatcher, sizeof nm.dispatcher, rq->id, "d", m->name);
 
     char dir[4096];
     if (!jit_tmpdir(dir, sizeof dir, err))
         return false;
     VmBuf all = {0};
+    char *text[JIT_MAX_VARIANTS] = {0};
+    size_t len[JIT_MAX_VARIANTS] = {0};
     JitWheres wheres = {0};
     Costs cost = {0};
     double us_assemble = 0;
     bool ok = true;
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
-        ok = compile_variant(rq, k, out, &nm, dir, &all, &wheres, &cost, &e);
+        ok = compile_variant(rq, k, out, &nm, dir, &text[k], &len[k], &wheres, &cost, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
+    if (ok && !lay_out(&all, rq, &nm, text, len))
+        ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);
+    for (int k = 0; k < rq->nvariants; k++)
+        free(text[k]);
     JitLoaded unit = {0};
     if (ok) {
         JitLoadRoute route = jit_load_route(tun);
@@ -262,19 +279,20 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     vm_buf_free(&all);
     size_t bytes = 0;
     for (int k = 0; k < rq->nvariants && ok; k++) {
-        size_t s1 = 0, s2 = 0;
+        size_t s1 = 0;
         out->clean[k] = (VmEntry)jit_load_symbol(&unit, nm.clean[k], &s1);
-        out->timed[k] = (VmEntry)jit_load_symbol(&unit, nm.timed[k], &s2);
-        bytes += s1 + s2;
-        if (!out->clean[k] || !out->timed[k])
+        bytes += s1;
+        if (!out->clean[k])
             ok = vm_fail(err, "variant %d: symbol not found in the loaded code", k);
     }
     if (ok) {
         size_t s = 0;
         out->dispatcher = (VmEntry)jit_load_symbol(&unit, nm.dispatcher, &s);
         bytes += s;
-        if (!out->dispatcher)
-            ok = vm_fail(err, "dispatcher: symbol not found in the loaded code");
+        out->timed = (VmEntry)jit_load_symbol(&unit, nm.timed, &s);
+        bytes += s;
+        if (!out->dispatcher || !out->timed)
+            ok = vm_fail(err, "dispatcher or timed wrapper: symbol not found in the loaded code");
     }
     /* loaded code keeps its descriptors for ever; code that never loaded, none */
     free_wheres(&wheres, !ok);

@@ -1148,7 +1148,7 @@ static void read_cycles(Cg *g, gcc_jit_lvalue *dst)
     assign(g, dst, bin(g, GCC_JIT_BINARY_OP_BITWISE_OR, g->t_ulong, h, cast(g, rv(lo), g->t_ulong)));
 }
 
-bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, int k, JitSampleFn sample,
+bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, uint32_t slot, JitSampleFn sample,
                        VmError *err)
 {
     Cg g0 = cg->proto, *g = &g0;
@@ -1162,16 +1162,23 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, i
         return vm_fail(err, "timed wrapper: gccjit: %s", gcc_jit_context_get_first_error(c));
     g->cur = gcc_jit_function_new_block(g->fn, "entry");
     gcc_jit_lvalue *c0 = temp(g, g->t_ulong), *c1 = temp(g, g->t_ulong), *r = temp(g, g->t_value);
-    /* the clean code through the table: a load gcc cannot see through */
-    gcc_jit_rvalue *clean = rv(mem(g, ptr(g, &tab->clean[k]), 0, g->t_entry));
+    gcc_jit_lvalue *k = temp(g, g->t_int);
+    /* the variant the slow path chose, from this thread's slot state */
+    size_t off = offsetof(VmThread, audit) + slot * sizeof ((VmThread *)0)->audit[0] +
+                 VM_AUDIT_TIMING * sizeof ((VmThread *)0)->audit[0][0];
+    assign(g, k, rv(mem(g, gcc_jit_param_as_rvalue(pt), off, g->t_int)));
+    /* its clean code through the table: a load gcc cannot see through */
+    gcc_jit_rvalue *code = rv(elem(g, ptr(g, tab->clean), 0, g->t_entry, rv(k)));
     gcc_jit_rvalue *a[3] = {gcc_jit_param_as_rvalue(pt), gcc_jit_param_as_rvalue(pm), gcc_jit_param_as_rvalue(pa)};
+    gcc_jit_lvalue *fn = temp(g, g->t_entry);
+    assign(g, fn, code);
     read_cycles(g, c0);
-    assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, clean, 3, a));
+    assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, rv(fn), 3, a));
     read_cycles(g, c1);
     gcc_jit_type *pt4[4] = {g->t_uint, g->t_uint, g->t_ulong, g->t_uint};
     gcc_jit_rvalue *a4[4] = {
         rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint)),
-        gcc_jit_context_new_rvalue_from_int(c, g->t_uint, k),
+        cast(g, rv(k), g->t_uint),
         bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_ulong, rv(c1), rv(c0)),
         gcc_jit_context_new_rvalue_from_int(c, g->t_uint, 1),
     };

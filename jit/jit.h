@@ -113,7 +113,11 @@ bool jit_mode_parse(const char *s, JitMode *out);
 
 typedef struct JitBakeoffTable {
     VmEntry clean[JIT_MAX_VARIANTS];   /* variant k, untimed */
-    VmEntry timed[JIT_MAX_VARIANTS];   /* variant k between two cycle-counter reads */
+    /* The timed wrapper, one for all variants, so that only the
+     * variants' own code differs between their timed calls: k =
+     * t->audit[slot][VM_AUDIT_TIMING] (set by the slow path), then
+     * clean[k] between two cycle-counter reads. */
+    VmEntry timed;
     VmEntry dispatcher;                /* variant 0 behind the countdown prologue */
     uint32_t bakeoff;                  /* the id timed code reports samples under;
                                           set before the dispatcher is installed */

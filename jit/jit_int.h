@@ -81,9 +81,10 @@ typedef struct JitDispatch {
  * one (no OSR entry). */
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
                             VmError *err);
-/* `name`: time tab->clean[k] between two cycle-counter reads, report to
- * sample(tab->bakeoff, k, cycles, 1). */
-bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, int k, JitSampleFn sample,
+/* `name`: with k = t->audit[slot][VM_AUDIT_TIMING], time tab->clean[k]
+ * between two cycle-counter reads, report to sample(tab->bakeoff, k,
+ * cycles, 1). */
+bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, uint32_t slot, JitSampleFn sample,
                        VmError *err);
 
 /* ---- options.c ----------------------------------------------------------- */

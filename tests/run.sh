@@ -35,10 +35,11 @@ CONFIGS=("${BUILDS[@]}" "bin/tally --jit=eager" "bin/tally --jit=sync -X vm.hot_
 # and the auditor: every method compiled at its second call gets an A/A
 # bakeoff at once (sync: its dispatcher is installed before the program
 # goes on), sampled every other call, decided or timed out within 50 ms,
-# and the chosen clean code installed while the program runs
+# and the chosen clean code installed while the program runs; tiny
+# methods too (audit.min_cost=0), which by default are never audited
 AUDIT_TIER="bin/tally --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.concurrent=4"
 AUDIT_TIER+=" -X audit.sample_every=2 -X audit.burst=2 -X audit.min_samples=30 -X audit.trim_window=4"
-AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1"
+AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1 -X audit.min_cost=0"
 TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally" "$AUDIT_TIER")
 TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT

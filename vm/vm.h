@@ -33,6 +33,7 @@
 #define VM_FORMAT_VERSION 3u          /* bumped on any incompatible change */
 #define VM_NONE UINT32_MAX            /* "no index" in module tables */
 #define VM_AUDIT_SLOTS 16             /* VmThread.audit: the auditor's policy slots */
+#define VM_AUDIT_TIMING 3             /* VmThread.audit[slot][this]: the variant being timed */
 
 typedef struct Vm Vm;
 typedef struct VmThread VmThread;
@@ -490,11 +491,11 @@ struct VmThread {
     jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
     int status;                   /* exit status after unwinding */
     /* The auditor's dispatch state of this thread, one {countdown,
-     * variant} pair (an AuPolicyState, audit/audit.h) per policy slot;
+     * variant, rng, timing} (an AuPolicyState, audit/audit.h) per slot;
      * zero is a valid start.  In the thread, not thread-local storage, so
      * that a dispatcher reaches its countdown from its t argument with one
      * decrement of memory, whichever thread calls it. */
-    int32_t audit[VM_AUDIT_SLOTS][2];
+    int32_t audit[VM_AUDIT_SLOTS][4];
     /* Small pointer-holding objects come from these per-thread free lists
      * (Boehm's gc_inline.h, one list per 16-byte size class; object.c):
      * no lock, no TLS lookup.  Traced as roots with the register stack. */

@@ -54,6 +54,7 @@ static bool env_new(Env *e, const char *const *assign)
     tun.audit_hot_threshold = 100;
     tun.audit_interval_ms = 1;
     tun.audit_seed = 42;
+    tun.audit_min_cost = 0;   /* twice is cheap: audit_bakeoff_static_cheap sets it */
     VmError err = {{0}};
     for (int i = 0; assign && assign[i]; i++)
         if (!vm_tunables_set(&tun, assign[i], &err))
@@ -189,10 +190,9 @@ static bool stub_compile(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     }
     if (stub.fail)
         return vm_fail(err, "stub failure");
-    for (int k = 0; k < rq->nvariants; k++) {
+    for (int k = 0; k < rq->nvariants; k++)
         out->clean[k] = k == 0 ? stub_clean0 : stub_clean1;
-        out->timed[k] = stub_timed;
-    }
+    out->timed = stub_timed;
     out->dispatcher = stub_dispatch;
     return true;
 }
@@ -454,6 +454,46 @@ TEST(audit_bakeoff_too_cheap)
     CHECK_INT(r[0].installed, -1);
     CHECK_CONTAINS(r[0].failure, "too cheap to time");
     CHECK(twice->entry == fake_compiled);
+    env_free(&e);
+}
+
+/* audit.min_cost: twice (no loop, no call, a few IR cost units) ends
+ * FAILED before anything compiles and keeps its code; work (a loop) is
+ * compiled as before. */
+TEST(audit_bakeoff_static_cheap)
+{
+    static const char *const set[] = {"audit.clients=aa", "audit.min_cost=100", NULL};
+    Env e;
+    VmMethod *twice = bake_twice(&e, set, true);
+    if (!twice)
+        return;
+    AuBakeoffRecord r[2];
+    CHECK_INT(records(&e, r, 2), 1);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_CONTAINS(r[0].failure, "too cheap to time: a call costs at most");
+    CHECK_CONTAINS(r[0].failure, "audit.min_cost 100; not compiled");
+    CHECK_INT(stub.n, 0);
+    CHECK(twice->entry == fake_compiled);
+
+    VmMethod *work = test_method(e.vm, "work");
+    work->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, work, 100);
+    au_auditor_poll(e.au);
+    CHECK_INT(records(&e, r, 2), 2);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(stub.n, 1);
+    CHECK(stub.m[0] == work);
+    env_free(&e);
+
+    /* a bound at the limit or above is audited: twice costs less than 100,
+     * and at audit.min_cost=1 nothing costs less */
+    static const char *const set1[] = {"audit.clients=aa", "audit.min_cost=1", NULL};
+    twice = bake_twice(&e, set1, true);
+    if (!twice)
+        return;
+    CHECK_INT(stub.n, 1);
+    CHECK(twice->entry == stub_dispatch);
     env_free(&e);
 }
 

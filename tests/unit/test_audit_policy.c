@@ -4,6 +4,7 @@
 #include "audit.h"
 #include "test.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -172,4 +173,65 @@ TEST(audit_policy_state)
     CHECK(theirs[0] != mine0 && theirs[1] != mine1);
     CHECK_INT(mine0->countdown, 123);
     *mine0 = (AuPolicyState){0};
+}
+
+/* Mean of a periodic cost seen by each variant's timed calls: call i costs
+ * i mod period, as the depth where a recursion's call tree is entered
+ * repeats with the tree. */
+static void periodic(AuPolicyParams *p, int32_t period, double mean[2])
+{
+    AuPolicyState st = {0};
+    double sum[2] = {0};
+    long n[2] = {0};
+    for (long i = 0; i < 1600000; i++) {
+        int k = au_policy_next(&st, p, 2);
+        if (k != AU_CLEAN) {
+            sum[k] += (double)(i % period);
+            n[k]++;
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        mean[k] = n[k] ? sum[k] / (double)n[k] : -1;
+}
+
+/* With a jitter every gap is drawn anew (0 … 2·reset, mean reset), so
+ * within one round of fixed parameters the two variants' bursts do not
+ * sit at fixed positions of a periodic program.  Without (jitter 0) they
+ * do: a period of two cycles puts a at 0-3 and b at 80-83 every time. */
+TEST(audit_policy_gaps)
+{
+    AuPolicyParams p;
+    AuRng rng;
+    au_rng_seed(&rng, 7);
+    double m[2];
+    au_policy_perturb(&p, 20, 4, 0, &rng);
+    CHECK_INT(p.spread, 0);
+    periodic(&p, 2 * (p.reset + p.burst), m);
+    CHECK(m[1] - m[0] > 70);
+
+    au_policy_perturb(&p, 20, 4, 25, &rng);   /* one round's values, kept */
+    CHECK_INT(p.spread, p.reset);
+    p.seed = 12345;
+    int32_t period = 2 * (p.reset + p.burst);
+    periodic(&p, period, m);
+    double uniform = (period - 1) / 2.0;      /* sd 46 over 40,000 calls: se 0.23 */
+    CHECK(fabs(m[0] - uniform) < 2 && fabs(m[1] - uniform) < 2);
+
+    /* the gaps themselves: uniform over 0 … 2·reset, mean reset */
+    AuPolicyState st = {0};
+    long gaps = 0, sum = 0, lo = 1L << 30, hi = -1, run = 0;
+    for (long i = 0; i < 2000000; i++) {
+        int k = au_policy_next(&st, &p, 2);
+        if (k == AU_CLEAN) {
+            run++;
+        } else if (run) {
+            gaps++, sum += run;
+            lo = run < lo ? run : lo;
+            hi = run > hi ? run : hi;
+            run = 0;
+        }
+    }
+    double mean = (double)sum / (double)gaps;
+    CHECK(fabs(mean - p.reset) < p.reset * 0.02);
+    CHECK(lo <= 2 && hi >= 2 * p.reset - 2 && hi <= 2 * p.reset);
 }

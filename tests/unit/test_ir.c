@@ -764,3 +764,39 @@ TEST(ir_invariants_on_all_programs)
     CHECK(nprog >= 50);
     CHECK(nmeth >= 200);
 }
+
+/* ir_cost_bound: a bound only for code where each insn runs at most once
+ * a call — not with a loop, a call left after inlining, or an op whose
+ * time grows with a length. */
+TEST(ir_cost_bound_kinds)
+{
+    static const char *const src =
+        "fn add3(a: int, b: int): int { return a + b + 3; }\n"
+        "fn callit(a: int): int { return add3(a, 1); }\n"
+        "fn cat(s: string): string { return s + \"x\"; }\n"
+        "fn loop(n: int): int { var s = 0; for i in 0..n { s += i; } return s; }\n"
+        "fn main() { println(callit(2)); println(cat(\"a\")); println(loop(3)); }\n";
+    Vm *vm = test_load_tl("bound.tl", src, NULL);
+    if (!vm)
+        return;
+    run_quiet(vm, 0, NULL);
+    IrOptions none = opts(40, 0, 400), some = opts(40, 3, 400);
+    uint64_t b = 12345;
+    IrFunc *f = compile(vm, "add3", &none);
+    CHECK(f && ir_cost_bound(f, &b) && b == ir_static_cost(f) && b > 0 && b < 20);
+    ir_free(f);
+    b = 12345;
+    f = compile(vm, "callit", &none);
+    CHECK(f && !ir_cost_bound(f, &b) && b == 12345);
+    ir_free(f);
+    f = compile(vm, "callit", &some);   /* add3 inlined: bounded again */
+    CHECK(f && ir_cost_bound(f, &b) && b < 30);
+    ir_free(f);
+    f = compile(vm, "cat", &some);
+    CHECK(f && !ir_cost_bound(f, &b));
+    ir_free(f);
+    f = compile(vm, "loop", &some);
+    CHECK(f && !ir_cost_bound(f, &b));
+    ir_free(f);
+    test_unload(vm);
+}
