@@ -536,8 +536,8 @@ static void on_install(void *ctx, VmMethod *m)
 static void *bakeoff_thread(void *arg)
 {
     AuAuditor *au = arg;
-    /* compiles read module data that holds heap references */
-    int reg = vm_gc_register_thread();
+    /* not registered with the collector, as the JIT's compile thread
+     * (jit/thread.c): it allocates nothing from the GC heap */
     long step_ns = (long)(au->cfg.interval * 1e9);
     pthread_mutex_lock(&au->mu);
     while (!au->stopping) {
@@ -556,8 +556,6 @@ static void *bakeoff_thread(void *arg)
         pthread_mutex_lock(&au->mu);
     }
     pthread_mutex_unlock(&au->mu);
-    if (reg == 1)
-        vm_gc_unregister_thread();
     return NULL;
 }
 

@@ -121,7 +121,7 @@ void cg_emit_newa(Cg *g, const IrInsn *in)
     while (refs && head + (size_t)(maxn + 1) * esz >= sizeof(VmArray)) {
         size_t size = head + (size_t)(maxn + 1) * esz;
         int idx = vm_gc_fl_index(size);
-        if (idx < 0 || (size_t)idx != (size + VM_GC_GRANULE) / VM_GC_GRANULE)
+        if (idx < 0 || (size_t)idx != (size + VM_GC_SLACK) / VM_GC_GRANULE)
             break;
         maxn++;
     }
@@ -137,7 +137,7 @@ void cg_emit_newa(Cg *g, const IrInsn *in)
     gcc_jit_block_end_with_conditional(g->cur, NULL, fits, small, slow);
     g->cur = small;
     /* unsigned: the length is positive here, and the division a shift */
-    gcc_jit_rvalue *bytes = wrap(g, GCC_JIT_BINARY_OP_PLUS, lng(g, (int64_t)(head + VM_GC_GRANULE)),
+    gcc_jit_rvalue *bytes = wrap(g, GCC_JIT_BINARY_OP_PLUS, lng(g, (int64_t)(head + VM_GC_SLACK)),
                                  wrap(g, GCC_JIT_BINARY_OP_MULT, rv(n), lng(g, (int64_t)esz)));
     gcc_jit_rvalue *idx = bin(g, GCC_JIT_BINARY_OP_DIVIDE, g->t_ulong, cast(g, bytes, g->t_ulong),
                               gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, VM_GC_GRANULE));

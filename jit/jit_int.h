@@ -45,7 +45,6 @@ void *jit_rt_new_object_at(VmThread *t, const JitWhere *w, VmClass *c);
 void *jit_rt_new_array_at(VmThread *t, const JitWhere *w, VmType *ty, int64_t n);
 void *jit_rt_concat_at(VmThread *t, const JitWhere *w, VmString *a, VmString *b);
 void *jit_rt_closure_at(VmThread *t, const JitWhere *w, VmMethod *lam, const VmValue *caps);
-VmValue jit_rt_native_at(VmThread *t, const JitWhere *w, VmNative *n, VmValue *args);
 
 /* ---- codegen.c: a method's functions in a unit's context ---------------- */
 

@@ -127,12 +127,3 @@ void *jit_rt_closure_at(VmThread *t, const JitWhere *w, VmMethod *lam, const VmV
 {
     ALLOC_AT(t, w, vm_try_new_closure(t, lam, caps), vm_new_closure(t, lam, caps));
 }
-
-VmValue jit_rt_native_at(VmThread *t, const JitWhere *w, VmNative *n, VmValue *args)
-{
-    VmFrame *fp = t->fp;
-    jit_rt_push_chain(t, w);
-    VmValue v = vm_native_call(t, n, args);
-    t->fp = fp;
-    return v;
-}

@@ -414,9 +414,12 @@ VmClosure *vm_try_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps
 /* The layout compiled code allocates inline with (jit/codegen.c): a
  * pointer-holding object of `size` bytes is popped off
  * t->gc_fl[vm_gc_fl_index(size)] (-1 = no free list for that size; the
- * index is (size + VM_GC_GRANULE) / VM_GC_GRANULE), then gets the header
+ * index is (size + VM_GC_SLACK) / VM_GC_GRANULE), then gets the header
  * the vm_new_* functions write. */
 #define VM_GC_GRANULE 16   /* == GC_GRANULE_BYTES of 64-bit Boehm GC */
+/* sizes round up to whole granules, with no extra byte for pointers just
+ * past the end (object.c: the heap recognizes only pointers to the start) */
+#define VM_GC_SLACK (VM_GC_GRANULE - 1)
 int vm_gc_fl_index(size_t size);
 size_t vm_object_size(const VmClass *c);
 size_t vm_array_elem_size(const VmType *type, bool *refs);   /* type: the array type */
