@@ -275,7 +275,9 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         ok = jit_load_text(dir, (const char *)all.data, all.len, route, &unit, err);
         us_assemble = jit_now_us() - t0;
     }
-    jit_rmdir(dir);
+    char what[160];
+    snprintf(what, sizeof what, "bakeoff #%u %s", rq->id, m->name);
+    jit_keep_or_remove(tun, dir, what);
     vm_buf_free(&all);
     size_t bytes = 0;
     for (int k = 0; k < rq->nvariants && ok; k++) {

@@ -128,6 +128,10 @@ void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
 /* A private temporary directory (mkdtemp) and its removal with contents. */
 bool jit_tmpdir(char *buf, size_t size, VmError *err);
 void jit_rmdir(const char *dir);
+/* A unit's directory when it is loaded (or failed): removed, or with
+ * jit.dump=units kept and named on stderr ("=== jit unit: WHAT: DIR"),
+ * because once its files are gone perf cannot name the code in them. */
+void jit_keep_or_remove(const VmTunables *tun, const char *dir, const char *what);
 double jit_now_us(void);
 /* unit.c, shared with bakeoff.c: whether the comma list spec (jit.dump)
  * names what; the load route the jit.load tunable asks for. */

@@ -205,7 +205,7 @@ static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const VmTunables *
         fprintf(stderr, "=== jit asm: %s, %s\n", names, optset);
     bool ok = jit_load_unit(c, dir, route, edit_none, NULL, dump_asm ? stderr : NULL, unit, us_compile, us_assemble,
                             unit_err);
-    jit_rmdir(dir);
+    jit_keep_or_remove(tun, dir, names);
     return ok;
 }
 

@@ -114,6 +114,21 @@ log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure
 log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \
     -- $T --log=jit --jit=eager -X jit.optset=O3 run "$D/jitloop.tl"
 check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+# jit.dump=units keeps each unit's directory (for perf) and names it; the
+# loaded object in it has the compiled method's symbol
+$T --jit=sync -X vm.hot_threshold=2 -X inline.max_depth=0 -X jit.dump=units run "$D/jitloop.tl" >"$D/out" 2>"$D/err"
+st=$?
+udirs=$(sed -n 's/^=== jit unit: .*: \(\/.*\)$/\1/p' "$D/err")
+if [[ $st -ne 0 || $(cat "$D/out") != 285 || -z $udirs ]]; then
+    echo "FAIL jit-dump-units: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
+elif ! for u in $udirs; do [[ -f $u/unit.so ]] || exit 1; done; then
+    echo "FAIL jit-dump-units: no unit.so in $udirs"
+elif ! grep -q 'tj[0-9]*_sq' <(for u in $udirs; do nm -D "$u/unit.so"; done); then
+    echo "FAIL jit-dump-units: sq's code not in the kept objects"
+else
+    echo "PASS jit-dump-units"
+fi
+for u in $udirs; do [[ $u == */tally-jit-* ]] && rm -rf "$u"; done
 [[ -s $D/out && $(cat "$D/out") == 285 ]] && echo "PASS jit-no-log-by-default" || echo "FAIL jit-no-log-by-default: $(head -2 "$D/out")"
 
 # ---- --stats while the program runs, and on signals (docs/stats.md) ----
