@@ -20,7 +20,7 @@
  * position of the period and those of b at another for the whole round:
  * a systematic difference per round, e.g. in which depth of a recursion
  * a timed call starts, that A/A bakeoffs of recursive methods declared as
- * 5-23% winners.  A gap drawn per burst puts every variant's bursts at
+ * 9-23% winners.  A gap drawn per burst puts every variant's bursts at
  * independent positions.
  *
  * Invariants: the fast path is one decrement and one test of a
