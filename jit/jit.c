@@ -30,8 +30,8 @@
  *   calls average       the ordinary entry and the OSR entry, one compile
  *   >= vm.osr_poll
  *   back edges
- *   shorter calls       the ordinary entry only: no call would poll  A method looping at
- * another header than its OSR code's gets a new OSR compile after
+ *   shorter calls       the ordinary entry only: no call would poll
+ * A method looping at another header than its OSR code's gets a new OSR compile after
  * JIT_OSR_PATIENCE polls, at most JIT_OSR_MAX OSR requests in all.
  * Batching (jit.batch): the compile thread compiles up to that many of
  * the hottest queued requests as one unit (jit_compile_unit); each method
