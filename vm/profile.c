@@ -307,15 +307,27 @@ static void signal_sem_init(void)
     sem_init(&signal_sem, 0, 0);
 }
 
+static struct timespec signal_first;   /* when signal_caught was set */
+
 static void on_signal(int sig)
 {
     int saved = errno;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);   /* async-signal-safe */
     if (signal_caught) {
-        /* a second signal while the first is being handled: the user
+        /* the same signal again within a second is one signal delivered
+         * twice (timeout(1) sends it to the child and to its process
+         * group), not the user: keep writing.  Otherwise the user
          * insists; end now with the last complete file */
+        long ms = (now.tv_sec - signal_first.tv_sec) * 1000L + (now.tv_nsec - signal_first.tv_nsec) / 1000000L;
+        if (sig == signal_caught && ms < 1000) {
+            errno = saved;
+            return;
+        }
         signal(sig, SIG_DFL);
         raise(sig);
     } else {
+        signal_first = now;
         signal_caught = sig;
         sem_post(&signal_sem);
     }
