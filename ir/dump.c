@@ -66,7 +66,7 @@ static const char *aux_name(const IrFunc *f, const IrInsn *in, char *buf, size_t
     }
     case IR_CALLN:
         return ((VmNative *)in->aux)->name;
-    case IR_NEW: case IR_GUARD_CLASS:
+    case IR_NEW: case IR_NEWL: case IR_GUARD_CLASS:
         return ((VmClass *)in->aux)->name;
     case IR_GETF: case IR_PUTF:
         return ((VmField *)in->aux)->name;
@@ -161,6 +161,11 @@ void ir_dump(const IrFunc *f, const char *pass, FILE *out)
         const IrDecision *d = &f->decisions[i];
         fprintf(out, "inline %s into %s at pc %u: %s (%s)\n", d->name ? d->name : "?",
                 d->caller ? d->caller->name : "?", d->pc, d->yes ? "yes" : "no", d->reason);
+    }
+    for (uint32_t i = 0; i < f->nsites; i++) {
+        const IrSite *s = &f->sites[i];
+        fprintf(out, "escape %s at %s@%u: %s (%s)\n", s->cls->name, s->origin ? s->origin->name : "?", s->pc,
+                s->stack ? "frame" : "heap", s->reason);
     }
     if (f->irreducible)
         fputs("irreducible: a retreating edge that is not a back edge\n", out);

@@ -25,7 +25,11 @@
  *   site within IR_HOT_BUDGET insns if that is more (a small loop around
  *   its work, main calling advance, would never inline it otherwise) —
  *   unless max_growth forbids growth — and within IR_MAX_INSNS whatever
- *   the options say.
+ *   the options say.  A trivial callee (≤ IR_TRIVIAL_SIZE bytecode
+ *   instructions: a constructor storing its fields, a getter) may take the
+ *   function to 1.5× that cap: its body is about the size of the call it
+ *   replaces, and a constructor left out keeps its object on the heap
+ *   (ir/escape.c), while the budget often runs out on bigger callees first.
  * Recursive calls are treated like any other: max_depth bounds them.
  * Hottest call sites (by block count) are decided first, so the growth
  * budget goes where the time goes; calls inside inlined bodies become
@@ -489,6 +493,9 @@ void ir_inline(IrFunc *f, const IrOptions *o)
         }
         uint32_t add = splice_size(cf, guard != NULL);
         uint64_t cap = hot && growth > 100 && limit < IR_HOT_BUDGET ? IR_HOT_BUDGET : limit;
+        bool trivial = callee->ncode <= IR_TRIVIAL_SIZE && growth > 100;
+        if (trivial)
+            cap += cap / 2;
         if (size + add > cap || size + add > IR_MAX_INSNS) {
             decide(f, call, callee, false, "growth limit (%" PRIu64 " > %" PRIu64 " insns, max_growth %" PRId64 "%%)",
                    size + add, cap < IR_MAX_INSNS ? cap : (uint64_t)IR_MAX_INSNS, growth);

@@ -11,6 +11,8 @@
  *                             decisions logged; breaks cfg facts
  *                     ─cfg──▶ (again)
  *                     ─loops▶ natural loops with nesting, frequencies
+ *                     ─escape▶ NEW of objects that never leave the call
+ *                             → NEWL (a slot in the frame)
  *
  * The IR is owned by one IrFunc: everything hangs off its arena and
  * ir_free releases it at once.  Nothing in it points into the VM except
@@ -70,6 +72,8 @@
 #define IR_MAX_INSNS 100000    /* inlining never grows a function beyond this */
 #define IR_HOT_SITE_RATIO 10   /* a call site is hot when it runs this many
                                   times per entry of the function (a loop) */
+#define IR_TRIVIAL_SIZE 6      /* callee bytecode insns inlined beyond the
+                                  growth limit (up to 1.5x; inline.c) */
 #define IR_HOT_BUDGET 400      /* IR insns a function may always grow to by
                                   inlining at hot sites (max_growth > 100) */
 
@@ -202,6 +206,7 @@ typedef struct IrOptions {
     int64_t max_growth;        /* percent: total IR insns after inlining may
                                   reach max_growth% of the insns before
                                   (values below 100 act as 100: no growth) */
+    bool stack_alloc;          /* ir/escape.c may put objects in the frame */
     int64_t mono_percent;      /* a virtual site is monomorphic when one class
                                   has ≥ this % of its receivers and `other`
                                   is 0 (default 95) */
@@ -219,6 +224,15 @@ typedef struct IrDecision {
     char reason[96];
 } IrDecision;
 
+/* Where a NEW site's objects went (ir/escape.c), for the dumps. */
+typedef struct IrSite {
+    const VmClass *cls;
+    VmMethod *origin;          /* the NEW's bytecode */
+    uint32_t pc;
+    bool stack;                /* became NEWL */
+    char reason[96];           /* why not, or the slot */
+} IrSite;
+
 /* Arena chunk (internal). */
 typedef struct IrChunk IrChunk;
 
@@ -235,6 +249,9 @@ struct IrFunc {
     uint32_t ninlines, capinlines;
     IrDecision *decisions;     /* the inliner's log, in decision order */
     uint32_t ndecisions, capdecisions;
+    uint32_t nslots;           /* NEWL slots (ir/escape.c) */
+    IrSite *sites;             /* ir/escape.c's verdict per NEW site */
+    uint32_t nsites;
     uint32_t ninsns_built;     /* insns after build (the growth baseline) */
     bool irreducible;          /* a retreating edge that is not a back edge */
     bool has_counts;           /* some block count is non-zero */
@@ -281,6 +298,8 @@ void ir_loops(IrFunc *f);
 void ir_frequencies(IrFunc *f);
 /* The inliner; needs ir_cfg facts, leaves them stale (run ir_cfg after). */
 void ir_inline(IrFunc *f, const IrOptions *o);
+/* NEW of objects that never leave the call -> NEWL; needs ir_cfg facts. */
+void ir_escape(IrFunc *f);
 
 /* Defaults from the VM's tunables (vm_tunables_default if tun is NULL). */
 void ir_options_default(IrOptions *o, const VmTunables *tun);

@@ -49,6 +49,14 @@ static bool pass_loops(IrFunc *f, const IrOptions *o, VmError *err)
     return true;
 }
 
+static bool pass_escape(IrFunc *f, const IrOptions *o, VmError *err)
+{
+    (void)err;
+    if (o->stack_alloc)
+        ir_escape(f);
+    return true;
+}
+
 static const IrPass passes[] = {
     {"build", pass_build,
      "a linked, verified method with code",
@@ -65,6 +73,9 @@ static const IrPass passes[] = {
     {"loops", pass_loops,
      "cfg facts (idom, RPO, preds)",
      "natural loops with nesting and exits, block->loop, freq"},
+    {"escape", pass_escape,
+     "cfg facts (succs, RPO); inlining done",
+     "some NEW -> NEWL, f->nslots; cfg, loops and freq unchanged"},
 };
 
 void ir_options_default(IrOptions *o, const VmTunables *tun)
@@ -78,6 +89,7 @@ void ir_options_default(IrOptions *o, const VmTunables *tun)
     o->hot_callee_size = tun->inline_hot_callee_size;
     o->max_depth = tun->inline_max_depth;
     o->max_growth = tun->inline_max_growth;
+    o->stack_alloc = tun->jit_stack_alloc;
     o->mono_percent = 95;
 }
 

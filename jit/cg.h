@@ -27,6 +27,7 @@ typedef struct Cg {
     gcc_jit_field *fld_i, *fld_f, *fld_p;
     gcc_jit_rvalue *thread, *args;
     gcc_jit_lvalue **loc;
+    gcc_jit_lvalue **slots;        /* NEWL frame slots, made on first use */
     gcc_jit_lvalue *frame, *frame0, *argbuf, *ret, *tmp_m, *tmp_c;
     gcc_jit_block **bb;
     gcc_jit_block *cur;
@@ -39,6 +40,7 @@ typedef struct Cg {
     bool in_osr;                   /* emitting the OSR copy */
     gcc_jit_function *expect;      /* __builtin_expect, NULL if unavailable */
     gcc_jit_function *sqrt;        /* __builtin_sqrt, NULL if unavailable */
+    gcc_jit_function *memset;      /* __builtin_memset, NULL if unavailable */
     JitWhere **wheres;             /* owned until the compile succeeds */
     uint32_t nwheres, capwheres;
     uint32_t ntemps;
@@ -190,6 +192,7 @@ gcc_jit_rvalue *cg_marshal(Cg *g, int32_t first, int64_t n);
 gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n, gcc_jit_type **et,
                               gcc_jit_rvalue **ea);
 void cg_emit_new(Cg *g, const IrInsn *in);
+void cg_emit_newl(Cg *g, const IrInsn *in);
 void cg_emit_newa(Cg *g, const IrInsn *in);
 void cg_emit_clos(Cg *g, const IrInsn *in);
 void cg_instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty);

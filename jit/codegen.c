@@ -670,6 +670,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         return true;
 
     case IR_NEW: cg_emit_new(g, in); return true;
+    case IR_NEWL: cg_emit_newl(g, in); return true;
     case IR_NEWA: cg_emit_newa(g, in); return true;
     case IR_GETF:
         check_null(g, in, a);
@@ -868,6 +869,7 @@ static void types(Cg *g)
     g->t_entry = gcc_jit_context_new_function_ptr_type(c, NULL, g->t_value, 3, pt, 0);
     g->expect = gcc_jit_context_get_builtin_function(c, "__builtin_expect");
     g->sqrt = gcc_jit_context_get_builtin_function(c, "__builtin_sqrt");
+    g->memset = gcc_jit_context_get_builtin_function(c, "__builtin_memset");
     g->t_int = gcc_jit_context_get_type(c, GCC_JIT_TYPE_INT);
 }
 
@@ -1008,8 +1010,9 @@ static bool build_function(Cg *g, const char *name, const char *osr_name)
                 return vm_fail(g->err, "%s: call arguments out of range", g->m->name);
         }
     g->loc = calloc(f->nlocals ? f->nlocals : 1, sizeof *g->loc);
+    g->slots = calloc(f->nslots ? f->nslots : 1, sizeof *g->slots);
     g->bb = calloc(f->nblocks ? f->nblocks : 1, sizeof *g->bb);
-    if (!g->loc || !g->bb)
+    if (!g->loc || !g->bb || !g->slots)
         return vm_fail(g->err, "%s: out of memory", g->m->name);
     for (uint32_t i = 0; i < f->nlocals; i++) {
         char lname[32];
@@ -1124,6 +1127,7 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
     }
     free(g.wheres);
     free(g.loc);
+    free(g.slots);
     free(g.bb);
     free(g.bb_osr);
     free(g.to_main);

@@ -14,6 +14,8 @@
  */
 #include "cg.h"
 
+#include <inttypes.h>
+
 /* Allocation: fn_plain(t, extra...) with the pc saved, or fn_at(t, where,
  * extra...) from inlined code. */
 gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n,
@@ -106,6 +108,42 @@ void cg_emit_new(Cg *g, const IrInsn *in)
     alloc_pop(g, o, lng(g, idx), slow);
     assign(g, mem(g, rv(o), offsetof(VmObject, cls), g->t_vptr), ptr(g, c));
     alloc_join(g, in, o, slow, slow_new);
+}
+
+/* An object in the frame (ir/escape.c): a block of words laid out as the
+ * heap object (header, then zeroed fields), one per slot, reused each time
+ * its NEWL runs.  The collector scans it with the C stack, so references
+ * in its fields keep their objects alive; gcc sees every access at a
+ * constant offset and may keep the fields in registers. */
+void cg_emit_newl(Cg *g, const IrInsn *in)
+{
+    VmClass *c = in->aux;
+    size_t words = (vm_object_size(c) + sizeof(VmValue) - 1) / sizeof(VmValue);
+    if (in->imm.i < 0 || (uint64_t)in->imm.i >= g->f->nslots) {
+        g->failed = true;
+        vm_fail(g->err, "%s: NEWL slot out of range", g->m->name);
+        return;
+    }
+    gcc_jit_lvalue **s = &g->slots[in->imm.i];
+    if (!*s) {
+        char name[32];
+        snprintf(name, sizeof name, "slot%" PRId64, in->imm.i);
+        *s = gcc_jit_function_new_local(g->fn, NULL, gcc_jit_context_new_array_type(g->c, NULL, g->t_vptr, (int)words),
+                                        name);
+    }
+    /* memset, not typed stores: the fields are then read and written
+     * only with their own types, and gcc knows what memset leaves */
+    gcc_jit_rvalue *o = cast(g, gcc_jit_lvalue_get_address(*s, NULL), g->t_vptr);
+    gcc_jit_rvalue *a[3] = {o, gcc_jit_context_zero(g->c, g->t_int),
+                            gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, (long)(words * sizeof(VmValue)))};
+    if (g->memset) {
+        eval(g, gcc_jit_context_new_call(g->c, NULL, g->memset, 3, a));
+    } else {
+        gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, g->t_ulong};
+        eval(g, call(g, FN(memset), g->t_vptr, 3, pt, a));
+    }
+    assign(g, mem(g, o, offsetof(VmObject, cls), g->t_vptr), ptr(g, c));
+    assign(g, g->loc[in->dst], o);
 }
 
 /* Arrays of references with 1..maxn elements take the fast path; the

@@ -1,0 +1,190 @@
+/* tests/unit/test_ir_escape.c — ir/escape.c: which NEW sites become frame
+ * slots (NEWL) and why the others stay on the heap.
+ *
+ * Programs are Tally source run in the interpreter first (output thrown
+ * away), so the inliner sees real profiles; then one method is compiled to
+ * IR and its site verdicts (IrFunc.sites) are checked.
+ */
+#include "ir.h"
+#include "test.h"
+#include "vm.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *esc_src =
+    "class Vec {\n"
+    "  x: int; y: int;\n"
+    "  init(x: int, y: int) { self.x = x; self.y = y; }\n"
+    "  fn plus(o: Vec): Vec { return Vec(self.x + o.x, self.y + o.y); }\n"
+    "  fn dot(o: Vec): int { return self.x * o.x + self.y * o.y; }\n"
+    "}\n"
+    "class Holder { v: Vec; }\n"
+    "fn temps(n: int): int {\n"                      /* all three in the frame */
+    "  var s = 0;\n"
+    "  for i in 0..n { let a = Vec(i, 1); let b = Vec(2, i); s += a.plus(b).dot(a); }\n"
+    "  return s;\n"
+    "}\n"
+    "fn stored(n: int, h: Holder): int {\n"          /* PUTF of the reference */
+    "  for i in 0..n { h.v = Vec(i, i); }\n"
+    "  return h.v.x;\n"
+    "}\n"
+    "fn made(i: int): Vec { return Vec(i, i); }\n"   /* RET */
+    "fn chained(n: int): int {\n"                    /* the previous one is live */
+    "  var prev = Vec(0, 0);\n"
+    "  var s = 0;\n"
+    "  for i in 0..n { let cur = Vec(i, i); s += prev.x; prev = cur; }\n"
+    "  return s;\n"
+    "}\n"
+    "fn main() {\n"
+    "  let h = Holder();\n"
+    "  var s = 0;\n"
+    "  for k in 0..50 { s += temps(40) + stored(40, h) + made(k).x + chained(40); }\n"
+    "  println(s);\n"
+    "}\n";
+
+static Vm *run_tl(const char *src)
+{
+    Vm *vm = test_load_tl("esc.tl", src, NULL);
+    if (!vm)
+        return NULL;
+    fflush(stdout);
+    int so = dup(1), nul = open("/dev/null", O_WRONLY);
+    dup2(nul, 1);
+    int status = vm_run(vm, 0, NULL);
+    fflush(stdout);
+    dup2(so, 1);
+    close(so), close(nul);
+    CHECK_INT(status, 0);
+    return vm;
+}
+
+static IrFunc *compile(Vm *vm, const char *name, bool stack_alloc, int64_t depth)
+{
+    VmMethod *m = vm ? test_method(vm, name) : NULL;
+    if (!m)
+        return NULL;
+    IrOptions o;
+    ir_options_default(&o, NULL);
+    o.stack_alloc = stack_alloc;
+    o.max_depth = depth;
+    VmError err;
+    IrFunc *f = ir_compile(m, &o, NULL, &err);
+    if (!f)
+        test_fail(__FILE__, __LINE__, "ir_compile %s: %s", name, err.msg);
+    else if (!ir_check(f, &err))
+        test_fail(__FILE__, __LINE__, "ir_check: %s", err.msg);
+    return f;
+}
+
+static uint32_t count_op(const IrFunc *f, IrOp op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)
+            n += f->blocks[i]->insns[k].op == op;
+    return n;
+}
+
+/* The verdict on the NEW at pc of method `origin`; NULL (a failure) if none. */
+static const IrSite *site(const IrFunc *f, const char *origin, uint32_t pc)
+{
+    for (uint32_t i = 0; f && i < f->nsites; i++)
+        if (f->sites[i].pc == pc && !strcmp(f->sites[i].origin->name, origin))
+            return &f->sites[i];
+    test_fail(__FILE__, __LINE__, "no site %s@%u", origin, pc);
+    return NULL;
+}
+
+/* The first site of `origin` (any pc). */
+static const IrSite *site_in(const IrFunc *f, const char *origin)
+{
+    for (uint32_t i = 0; f && i < f->nsites; i++)
+        if (!strcmp(f->sites[i].origin->name, origin))
+            return &f->sites[i];
+    test_fail(__FILE__, __LINE__, "no site in %s", origin);
+    return NULL;
+}
+
+TEST(ir_escape_temporaries_in_frame)
+{
+    Vm *vm = run_tl(esc_src);
+    IrFunc *f = compile(vm, "temps", true, 3);
+    if (f) {
+        /* a, b and plus's result: the slow sides of the guards get only
+         * null receivers (every object in them is a Vec) */
+        CHECK_INT(count_op(f, IR_NEW), 0);
+        CHECK_INT(count_op(f, IR_NEWL), 3);
+        CHECK_INT(f->nslots, 3);
+        const IrSite *s = site_in(f, "Vec.plus");
+        if (s) {
+            CHECK_INT(s->stack, 1);
+            CHECK_CONTAINS(s->reason, "slot");
+        }
+    }
+    ir_free(f);
+    /* off: nothing changes */
+    f = compile(vm, "temps", false, 3);
+    if (f) {
+        CHECK_INT(count_op(f, IR_NEWL), 0);
+        CHECK_INT(f->nsites, 0);
+    }
+    ir_free(f);
+    test_unload(vm);
+}
+
+TEST(ir_escape_stored_returned_passed)
+{
+    Vm *vm = run_tl(esc_src);
+    IrFunc *f = compile(vm, "stored", true, 3);
+    if (f) {
+        CHECK_INT(count_op(f, IR_NEWL), 0);
+        const IrSite *s = site_in(f, "stored");
+        if (s)
+            CHECK_CONTAINS(s->reason, "escapes: PUTF at stored@");
+    }
+    ir_free(f);
+    f = compile(vm, "made", true, 3);
+    if (f) {
+        const IrSite *s = site(f, "made", 0);
+        if (s) {
+            CHECK_INT(s->stack, 0);
+            CHECK_CONTAINS(s->reason, "escapes: RET at made@");
+        }
+    }
+    ir_free(f);
+    /* without inlining the constructor call takes the object */
+    f = compile(vm, "temps", true, 0);
+    if (f) {
+        CHECK_INT(count_op(f, IR_NEWL), 0);
+        const IrSite *s = site_in(f, "temps");
+        if (s)
+            CHECK_CONTAINS(s->reason, "escapes: CALL at temps@");
+    }
+    ir_free(f);
+    test_unload(vm);
+}
+
+TEST(ir_escape_slot_reuse_needs_dead_object)
+{
+    Vm *vm = run_tl(esc_src);
+    IrFunc *f = compile(vm, "chained", true, 3);
+    if (f) {
+        /* the first Vec runs once: frame; the one in the loop is still
+         * referenced from prev when it runs again */
+        CHECK_INT(count_op(f, IR_NEWL), 1);
+        const IrSite *s = site(f, "chained", 0);
+        if (s)
+            CHECK_INT(s->stack, 1);
+        uint32_t heap = 0;
+        for (uint32_t i = 0; i < f->nsites; i++)
+            if (!f->sites[i].stack) {
+                heap++;
+                CHECK_STR(f->sites[i].reason, "still live when it runs again");
+            }
+        CHECK_INT(heap, 1);
+    }
+    ir_free(f);
+    test_unload(vm);
+}
