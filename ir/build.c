@@ -155,7 +155,7 @@ static bool translate(IrFunc *f, IrBlock *b, const VmMethod *m, const VmInsn *in
         break;
     }
     /* no arguments: the base register may not even exist */
-    if ((ir_op_info[x->op].flags & IR_OPF_CALL || x->op == IR_CLOS) && x->imm.i == 0)
+    if ((ir_op_info[x->op].flags & IR_OPF_ARGS) && x->imm.i == 0)
         x->src[0] = IR_NONE;
     return true;
 }

@@ -95,7 +95,7 @@ void ir_cfg(IrFunc *f)
     for (uint32_t i = 0; i < f->nblocks; i++) {
         IrBlock *b = f->blocks[i];
         IrInsn *t = ir_terminator(b);
-        uint32_t ns = !t ? 0 : t->op == IR_JMP ? 1 : (t->op == IR_BR || t->op == IR_GUARD_CLASS) ? 2 : 0;
+        uint32_t ns = !t ? 0 : t->op == IR_JMP ? 1 : (t->op == IR_BR || t->op == IR_GUARD_CLASS || t->op == IR_GUARD_FN) ? 2 : 0;
         b->nsuccs = ns;
         for (uint32_t s = 0; s < ns; s++)
             b->succs[s] = t->target[s];

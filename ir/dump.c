@@ -58,7 +58,7 @@ static const char *aux_name(const IrFunc *f, const IrInsn *in, char *buf, size_t
         if (mod && in->imm.i >= 0 && (uint64_t)in->imm.i < mod->nglobals)
             return mod->globals[in->imm.i].name;
         return "?";
-    case IR_CALL: case IR_CLOS:
+    case IR_CALL: case IR_CLOS: case IR_CLOSL: case IR_GUARD_FN:
         return ((VmMethod *)in->aux)->name;
     case IR_CALLV: case IR_CALLI: {
         const VmCallSite *s = in->aux;
@@ -96,7 +96,7 @@ void ir_dump_insn(const IrFunc *f, const IrInsn *in, FILE *out)
     fputs(oi->name, out);
     if (in->op == IR_BR && in->cc < IR_CC_COUNT)
         fprintf(out, " %s", ir_cond_info[in->cc].name);
-    bool call = oi->flags & IR_OPF_CALL || in->op == IR_CLOS;
+    bool call = oi->flags & IR_OPF_ARGS;
     const char *sep = " ";
     if (call && oi->flags & IR_OPF_AUX) {
         char buf[64];
@@ -164,7 +164,8 @@ void ir_dump(const IrFunc *f, const char *pass, FILE *out)
     }
     for (uint32_t i = 0; i < f->nsites; i++) {
         const IrSite *s = &f->sites[i];
-        fprintf(out, "escape %s at %s@%u: %s (%s)\n", s->cls->name, s->origin ? s->origin->name : "?", s->pc,
+        fprintf(out, "escape %s%s at %s@%u: %s (%s)\n", s->closure ? "closure " : "", s->what ? s->what : "?",
+                s->origin ? s->origin->name : "?", s->pc,
                 s->stack ? "frame" : "heap", s->reason);
     }
     if (f->irreducible)
@@ -212,7 +213,7 @@ void ir_dump(const IrFunc *f, const char *pass, FILE *out)
             if (!mem)
                 continue;
             ir_dump_insn(f, in, mem);
-            if (in->op == IR_BR || in->op == IR_GUARD_CLASS)
+            if (in->op == IR_BR || in->op == IR_GUARD_CLASS || in->op == IR_GUARD_FN)
                 fprintf(mem, " [%" PRIu64 " / %" PRIu64 "]", b->edge_count[0], b->edge_count[1]);
             fclose(mem);
             fprintf(out, "    %-56s", text ? text : "");

@@ -1,40 +1,48 @@
 /* ir/escape.c — objects that never leave the compiled call live in its
- * stack frame (NEW → NEWL).
+ * stack frame (NEW → NEWL, CLOS → CLOSL).
  *
  * Input: IR after cfg, inline and loops (succs/preds, RPO; inlining done,
  * so a temporary built by an inlined constructor and read by inlined
- * getters is visible as such).  Output: some NEW insns rewritten to NEWL
- * with imm.i = a slot index, f->nslots slots; nothing else changes.
+ * getters, or a closure whose call was inlined, is visible as such).
+ * Output: some NEW/CLOS insns rewritten to NEWL/CLOSL, f->nslots of them,
+ * and a verdict per site in f->sites (for the dumps); nothing else changes.
  *
  * Why: on the object-heavy programs the collector takes 26-59% of the
  * compiled code's time, and an object that only lives during one call
- * need not come from the heap at all.  The back end gives each slot a
- * fixed block of the C frame laid out as a heap object (header + fields),
- * so every other op (GETF, PUTF, class guards, ISA, CAST, identity
- * compares) works on it unchanged, the collector scans it with the stack,
- * and gcc's scalar replacement can keep its fields in registers.
+ * need not come from the heap at all.  The back end gives each such insn
+ * a fixed block of the C frame laid out as the heap object (header +
+ * fields or captures), so every other op (GETF, PUTF, LDCAP, guards, ISA,
+ * CAST, identity compares) works on it unchanged, the collector scans it
+ * with the stack, and gcc's scalar replacement can keep its fields in
+ * registers.
  *
  * The analysis is flow-sensitive over the reference locals.  Each NEW of
- * a small enough class is a site (at most 63 per function).  A forward
- * dataflow gives, at every point, the sites each local may hold, plus a
- * HEAP bit for anything else (a parameter, a field, a call's result;
- * every loop header adds HEAP to the method's own registers, as an OSR
- * entry carries the interpreter's objects in).  Then:
- * - A class guard (GUARD_CLASS) sends objects of its class to the inlined
- *   side, so on the slow side the receiver and its copies made in the
- *   guard's block hold none of the sites of that class: the real call
- *   there lets out only what it can really get.  When its receiver can
- *   then hold nothing at all, it is null: the call raises before the
- *   callee runs, reads no argument and returns nothing.
+ * a small enough class and each CLOS is a site (at most 63 per function).
+ * A forward dataflow gives, at every point, the sites each local may hold,
+ * plus a HEAP bit for anything else (a parameter, a field, a call's
+ * result; every loop header adds HEAP to the method's own registers, as an
+ * OSR entry carries the interpreter's objects in).  Then:
+ * - A guard (GUARD_CLASS, GUARD_FN) sends the objects of its class, or the
+ *   closures of its lambda, to the inlined side, so on the slow side the
+ *   receiver and its copies made in the guard's block hold none of those
+ *   sites: the real call there lets out only what it can really get.  When
+ *   its receiver can then hold nothing at all, it is null: the call raises
+ *   before the callee runs, reads no argument and returns nothing.  That
+ *   is also the case when the receiver's declared class is the guard's
+ *   and no class extends it.
  * - A site escapes when a local that may hold it is used other than as:
- *   the object of GETF/PUTF, a MOV/CAST source, an operand of REQ, RNE,
- *   ISA or GUARD_CLASS, or a null test (BR NULL, NNULL).
+ *   the object of GETF/PUTF, the closure of LDCAP, a MOV/CAST source, an
+ *   operand of REQ, RNE, ISA or a guard, or a null test (BR NULL, NNULL).
+ *   What a closure made here captures escapes only if the closure does,
+ *   and LDCAP gives back what its captures may hold (a lambda capturing
+ *   a temporary, itself captured by a generic adapter, can all three
+ *   live in the frame).
  * - One slot per site: when a site runs again (a loop), the object it
- *   made before must be dead, so no live local may hold the site just
- *   before it.
- * Invariants: a NEWL's object is referenced only from locals and from no
+ *   made before must be dead, so no live local may hold the site, or a
+ *   closure that captured it, just before it.
+ * Invariants: a frame object is referenced only from locals and from no
  * heap object, and at most one object per slot is live; a failed check
- * leaves the NEW as it was.  Run-time errors are fatal in tally (no
+ * leaves the insn as it was.  Run-time errors are fatal in tally (no
  * handler sees the locals).
  */
 #include "ir.h"
@@ -63,11 +71,13 @@ typedef struct Esc {
     uint64_t escaped;
     const IrInsn *why[MAX_SITES];   /* the first insn letting a site out */
     int32_t same[SAME_MAX];         /* scratch of same_as_receiver */
+    uint64_t *caps[MAX_SITES];      /* CLOS sites: what each capture may hold */
+    bool caps_grew;
 } Esc;
 
 static bool call_like(const IrInsn *in)
 {
-    return (ir_op_info[in->op].flags & IR_OPF_CALL) || in->op == IR_CLOS;
+    return ir_op_info[in->op].flags & IR_OPF_ARGS;
 }
 
 /* Runs body with l = each local `in` reads and use_ = its operand index. */
@@ -96,8 +106,9 @@ static uint64_t held(const Esc *e, const uint64_t *h, int32_t l)
     return l >= 0 && (uint32_t)l < e->f->nlocals && e->dense[l] >= 0 ? h[e->dense[l]] : 0;
 }
 
-/* The sites in `m` whose class is not c. */
-static uint64_t other_class(const Esc *e, uint64_t m, const void *c)
+/* The sites in `m` not made as `c`: of another class (NEW), or closures
+ * of another lambda (CLOS); what a guard for c sends to its slow side. */
+static uint64_t not_made_as(const Esc *e, uint64_t m, const void *c)
 {
     uint64_t r = 0;
     for (uint32_t s = 0; s < e->nsites; s++)
@@ -147,19 +158,55 @@ static uint32_t same_as_receiver(Esc *e, const IrBlock *b, int32_t recv)
  * callee runs, so it reads no argument and returns nothing. */
 static bool null_call(const Esc *e, const IrInsn *in, const uint64_t *h)
 {
-    return (in->op == IR_CALLV || in->op == IR_CALLI) && in->src[0] >= 0 && e->dense[in->src[0]] >= 0 &&
+    return (in->op == IR_CALLV || in->op == IR_CALLI || in->op == IR_CALLF) && in->src[0] >= 0 &&
+           e->dense[in->src[0]] >= 0 &&
            !h[e->dense[in->src[0]]];
 }
 
-/* h: the state before insn k of b; becomes the state after it. */
-static void transfer(const Esc *e, const IrBlock *b, uint32_t k, uint64_t *h)
+/* What capture k of the closures in m may hold: HEAP for a closure not
+ * made here. */
+static uint64_t capture(const Esc *e, uint64_t m, int64_t k)
+{
+    uint64_t v = m & HEAP;
+    for (uint32_t s = 0; s < e->nsites; s++)
+        if ((m >> s & 1) && e->caps[s])
+            v |= k >= 0 && k < e->site[s]->imm.i ? e->caps[s][k] : HEAP;
+    return v;
+}
+
+/* m and every site reachable from it through captures of closures in it. */
+static uint64_t reach(const Esc *e, uint64_t m)
+{
+    for (uint64_t prev = 0; prev != m;) {
+        prev = m;
+        for (uint32_t s = 0; s < e->nsites; s++)
+            if ((m >> s & 1) && e->caps[s])
+                for (int64_t k = 0; k < e->site[s]->imm.i; k++)
+                    m |= e->caps[s][k] & ~HEAP;
+    }
+    return m;
+}
+
+/* h: the state before insn k of b; becomes the state after it.  A CLOS
+ * site also records what its captures may hold (monotone: caps_grew). */
+static void transfer(Esc *e, const IrBlock *b, uint32_t k, uint64_t *h)
 {
     const IrInsn *in = &b->insns[k];
+    if (in->op == IR_CLOS && in->mark && e->caps[in->mark - 1])
+        for (int64_t c = 0; c < in->imm.i; c++) {
+            uint64_t v = held(e, h, in->src[0] + (int32_t)c), *cap = &e->caps[in->mark - 1][c];
+            if (v & ~*cap) {
+                *cap |= v;
+                e->caps_grew = true;
+            }
+        }
     if (in->dst < 0 || e->dense[in->dst] < 0)
         return;
     uint64_t v = HEAP;
-    if (in->op == IR_NEW && in->mark)
+    if ((in->op == IR_NEW || in->op == IR_CLOS) && in->mark)
         v = 1ull << (in->mark - 1);
+    else if (in->op == IR_LDCAP)
+        v = capture(e, held(e, h, in->src[0]), in->imm.i);
     else if (in->op == IR_MOV || in->op == IR_CAST)
         v = held(e, h, in->src[0]);
     else if (in->op == IR_ZERO || in->op == IR_LDNULL || null_call(e, in, h))
@@ -174,11 +221,13 @@ static uint64_t escaping(const Esc *e, const IrBlock *b, uint32_t k, const uint6
     uint64_t out = 0;
     if (null_call(e, in, h))
         return 0;
+    if (in->op == IR_CLOS && in->mark)
+        return 0;   /* captured: escapes with the closure (ir_escape) */
     FOR_USES(in, l, {
         uint64_t m = held(e, h, l) & ~HEAP;
         switch (in->op) {
-        case IR_MOV: case IR_CAST: case IR_GETF: case IR_ISA: case IR_REQ: case IR_RNE:
-        case IR_GUARD_CLASS:   /* the slow side's state has no object of the class */
+        case IR_MOV: case IR_CAST: case IR_GETF: case IR_LDCAP: case IR_ISA: case IR_REQ: case IR_RNE:
+        case IR_GUARD_CLASS: case IR_GUARD_FN:   /* the slow side's state has none of them */
             break;
         case IR_PUTF:
             out |= use_ == 0 ? 0 : m;
@@ -193,19 +242,36 @@ static uint64_t escaping(const Esc *e, const IrBlock *b, uint32_t k, const uint6
     return out;
 }
 
+/* Does local l's declared type admit only objects of exactly class c (a
+ * class no class of the module extends) or null?  The verifier keeps a
+ * local within its type, so a guard for c fails on it only for null. */
+static bool exactly(const IrFunc *f, int32_t l, const VmClass *c)
+{
+    const VmType *t = f->locals[l].type;
+    if (!t || t->kind != VM_T_CLASS || t->cls != c || !f->module)
+        return false;
+    for (uint32_t i = 0; i < f->module->nclasses; i++)
+        if (f->module->classes[i].superc == c)
+            return false;
+    return true;
+}
+
 /* The state b passes to its successor s: on a class guard's slow side the
- * receiver and its copies hold no object of the guarded class. */
+ * receiver and its copies hold no object of the guarded class, and
+ * nothing at all (null) when their type admits nothing else. */
 static const uint64_t *edge_state(Esc *e, const IrBlock *b, const IrBlock *s, const uint64_t *h, uint64_t *tmp)
 {
     const IrInsn *g = ir_terminator(b);
-    if (!g || g->op != IR_GUARD_CLASS || g->target[1] != s || g->target[0] == s || g->src[0] < 0)
+    if (!g || (g->op != IR_GUARD_CLASS && g->op != IR_GUARD_FN) || g->target[1] != s || g->target[0] == s ||
+        g->src[0] < 0)
         return h;
     memcpy(tmp, h, e->ntracked * sizeof *tmp);
     uint32_t n = same_as_receiver(e, b, g->src[0]);
+    bool null = g->op == IR_GUARD_CLASS && exactly(e->f, g->src[0], g->aux);
     for (uint32_t i = 0; i < n; i++) {
         int32_t l = e->same[i];
         if (e->dense[l] >= 0)
-            tmp[e->dense[l]] &= HEAP | other_class(e, tmp[e->dense[l]] & ~HEAP, g->aux);
+            tmp[e->dense[l]] &= null ? 0 : HEAP | not_made_as(e, tmp[e->dense[l]] & ~HEAP, g->aux);
     }
     return tmp;
 }
@@ -213,6 +279,7 @@ static const uint64_t *edge_state(Esc *e, const IrBlock *b, const IrBlock *s, co
 /* Forward "which sites may a local hold", a union over predecessors. */
 static void holdings(Esc *e)
 {
+    e->caps_grew = true;
     IrFunc *f = e->f;
     uint32_t n = e->ntracked;
     for (uint32_t l = 0; l < f->nparams && l < f->nlocals; l++)
@@ -225,7 +292,8 @@ static void holdings(Esc *e)
                 e->holds_in[(size_t)f->loops[i]->header->id * n + e->dense[l]] |= HEAP;
     uint64_t *h = ir_alloc(f, n * sizeof *h), *tmp = ir_alloc(f, n * sizeof *tmp);
     for (bool changed = true; changed;) {
-        changed = false;
+        changed = e->caps_grew;
+        e->caps_grew = false;
         for (uint32_t i = 0; i < f->nblocks; i++) {
             const IrBlock *b = f->blocks[i];
             memcpy(h, &e->holds_in[(size_t)b->id * n], n * sizeof *h);
@@ -290,9 +358,11 @@ static void liveness(Esc *e)
     }
 }
 
-static uint32_t words_of(const VmClass *c)
+/* The words of a site's object: NEW of a class, CLOS of a lambda. */
+static uint32_t words_of(const IrInsn *in)
 {
-    return (uint32_t)((vm_object_size(c) + sizeof(VmValue) - 1) / sizeof(VmValue));
+    size_t bytes = in->op == IR_CLOS ? vm_closure_size(in->aux) : vm_object_size(in->aux);
+    return (uint32_t)((bytes + sizeof(VmValue) - 1) / sizeof(VmValue));
 }
 
 void ir_escape(IrFunc *f)
@@ -310,8 +380,12 @@ void ir_escape(IrFunc *f)
         for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
             IrInsn *in = &f->blocks[i]->insns[k];
             in->mark = 0;
-            if (in->op == IR_NEW && in->aux && in->dst >= 0 && e.dense[in->dst] >= 0 &&
-                words_of(in->aux) <= SLOT_MAX_WORDS && e.nsites < MAX_SITES) {
+            bool kind = in->op == IR_NEW ||
+                        (in->op == IR_CLOS && in->aux && in->imm.i == (int64_t)((VmMethod *)in->aux)->ncaps);
+            if (kind && in->aux && in->dst >= 0 && e.dense[in->dst] >= 0 && words_of(in) <= SLOT_MAX_WORDS &&
+                e.nsites < MAX_SITES) {
+                if (in->op == IR_CLOS && in->imm.i > 0)
+                    e.caps[e.nsites] = ir_alloc(f, (size_t)in->imm.i * sizeof(uint64_t));
                 e.site[e.nsites] = in;
                 in->mark = ++e.nsites;
             }
@@ -341,11 +415,23 @@ void ir_escape(IrFunc *f)
                 live_out(&e, b, live);
                 live_back(&e, b, k, live);
                 for (uint32_t j = 0; j < e.ntracked; j++)
-                    if ((live[j / 64] >> (j % 64) & 1) && (h[j] >> (in->mark - 1) & 1))
+                    if ((live[j / 64] >> (j % 64) & 1) && (reach(&e, h[j]) >> (in->mark - 1) & 1))
                         reused |= 1ull << (in->mark - 1);
             }
             transfer(&e, b, k, h);
         }
+    }
+    /* what an escaping closure captured escapes with it */
+    for (uint64_t prev = 0; prev != e.escaped;) {
+        prev = e.escaped;
+        for (uint32_t s = 0; s < e.nsites; s++)
+            if ((e.escaped >> s & 1) && e.caps[s])
+                for (int64_t k = 0; k < e.site[s]->imm.i; k++)
+                    for (uint32_t t = 0; t < e.nsites; t++)
+                        if ((e.caps[s][k] >> t & 1) && !(e.escaped >> t & 1)) {
+                            e.escaped |= 1ull << t;
+                            e.why[t] = e.site[s];
+                        }
     }
 
     uint32_t words = 0;
@@ -354,7 +440,9 @@ void ir_escape(IrFunc *f)
     for (uint32_t s = 0; s < e.nsites; s++) {
         IrInsn *in = (IrInsn *)e.site[s];
         IrSite *v = &f->sites[s];
-        *v = (IrSite){.cls = in->aux, .origin = in->origin, .pc = in->pc};
+        bool clos = in->op == IR_CLOS;
+        *v = (IrSite){.what = clos ? ((VmMethod *)in->aux)->name : ((VmClass *)in->aux)->name, .closure = clos,
+                      .origin = in->origin, .pc = in->pc};
         in->mark = 0;
         const IrInsn *w = e.why[s];
         if (e.escaped >> s & 1)
@@ -362,14 +450,13 @@ void ir_escape(IrFunc *f)
                      w->origin ? w->origin->name : "?", w->pc);
         else if (reused >> s & 1)
             snprintf(v->reason, sizeof v->reason, "still live when it runs again");
-        else if (words + words_of(in->aux) > FRAME_MAX_WORDS)
+        else if (words + words_of(in) > FRAME_MAX_WORDS)
             snprintf(v->reason, sizeof v->reason, "frame full (%d words)", FRAME_MAX_WORDS);
         else {
-            words += words_of(in->aux);
-            in->op = IR_NEWL;
-            in->imm.i = f->nslots++;
+            words += words_of(in);
+            in->op = clos ? IR_CLOSL : IR_NEWL;
             v->stack = true;
-            snprintf(v->reason, sizeof v->reason, "slot %" PRId64, in->imm.i);
+            snprintf(v->reason, sizeof v->reason, "slot %u", f->nslots++);
         }
     }
 }

@@ -207,14 +207,14 @@ bool ir_check(const IrFunc *f, VmError *err)
                 return vm_fail(err, "%s: b%u insn %u: %s without dst", name, i, k, oi->name);
             if (in->op == IR_BR && in->cc >= IR_CC_COUNT)
                 return vm_fail(err, "%s: b%u: bad condition code", name, i);
-            if ((oi->flags & IR_OPF_CALL) && in->src[0] != IR_NONE &&
+            if ((oi->flags & IR_OPF_ARGS) && in->src[0] != IR_NONE &&
                 (in->imm.i < 0 || (uint64_t)in->src[0] + (uint64_t)in->imm.i > f->nlocals))
                 return vm_fail(err, "%s: b%u insn %u: arguments out of range", name, i, k);
         }
         const IrInsn *t = ir_terminator(b);
         if (!t)
             return vm_fail(err, "%s: b%u has no terminator", name, i);
-        uint32_t want = t->op == IR_JMP ? 1 : (t->op == IR_BR || t->op == IR_GUARD_CLASS) ? 2 : 0;
+        uint32_t want = t->op == IR_JMP ? 1 : (t->op == IR_BR || t->op == IR_GUARD_CLASS || t->op == IR_GUARD_FN) ? 2 : 0;
         if (b->nsuccs != want)
             return vm_fail(err, "%s: b%u: %u succs, terminator has %u", name, i, b->nsuccs, want);
         for (uint32_t s = 0; s < b->nsuccs; s++) {

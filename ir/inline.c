@@ -7,14 +7,18 @@
  * ir_loops, ir_frequencies).
  *
  * Policy, in order of the checks (the first that fails gives the reason):
- * - CALLN (natives) and CALLF (closures) are never inlined;
+ * - CALLN (natives) are never inlined; CALLF (closures) only when the
+ *   closure local's value is known to come from a CLOS of this function
+ *   (through copies, and through a generic adapter's capture: see
+ *   closure_of), behind a GUARD_FN on the closure's lambda;
  * - the call's inline depth + 1 must not exceed max_depth;
  * - CALL: the callee is the named method (static or non-virtual);
  *   CALLV/CALLI: the site's receiver profile must be monomorphic — one
  *   class with ≥ mono_percent % of the receivers seen and no `other`
  *   receivers — and the callee is what that class dispatches to; a
  *   GUARD_CLASS keeps the real call as the fallback;
- * - the callee must have code (not abstract) and not be a lambda;
+ * - the callee must have code (not abstract) and not be a lambda, unless
+ *   called as a closure;
  * - callee size (bytecode instructions) ≤ max_callee_size, or at a hot
  *   site (it runs ≥ IR_HOT_SITE_RATIO times per entry of the function,
  *   by the profile: it is in a loop) ≤ hot_callee_size if larger — a call
@@ -136,6 +140,80 @@ static VmMethod *dispatch(const VmCallSite *s, VmClass *cls, uint16_t op)
     return t->ownerc ? vm_itable_lookup(cls, t->ownerc, t->slot) : NULL;
 }
 
+/* The one block whose terminator targets b (targets are exact while
+ * inlining, preds are not); NULL if none or several. */
+static const IrBlock *sole_jumper(const IrFunc *f, const IrBlock *b)
+{
+    const IrBlock *from = NULL;
+    for (uint32_t i = 0; i < f->nblocks; i++) {
+        const IrInsn *t = ir_terminator(f->blocks[i]);
+        if (t && (t->target[0] == b || t->target[1] == b)) {
+            if (from)
+                return NULL;
+            from = f->blocks[i];
+        }
+    }
+    return from;
+}
+
+/* The CLOS whose closure local l most likely holds at insn `at` of b: the
+ * last write of l before it in b or in the chain of blocks that alone jump
+ * to it, else l's one write in the function
+ * (ZERO/LDNULL aside: null fails the guard), followed through MOV/CAST
+ * copies and through LDCAP of a capture of such a closure (a generic
+ * adapter's closure captures the lambda's).  NULL when there is no such
+ * write or the chain is longer than CLOSURE_CHAIN.  A guess (the CFG is
+ * stale while inlining): GUARD_FN checks it at run time. */
+enum { CLOSURE_CHAIN = 8 };
+
+static const IrInsn *closure_of(const IrFunc *f, const IrBlock *b, uint32_t at, int32_t l, int depth,
+                                const IrBlock **where, uint32_t *where_at)
+{
+    if (l < 0 || depth > CLOSURE_CHAIN)
+        return NULL;
+    const IrInsn *def = NULL;
+    for (int hops = 0; b && !def && hops < CLOSURE_CHAIN; hops++) {
+        for (uint32_t k = at; k-- > 0 && !def;)
+            if (b->insns[k].dst == l)
+                def = &b->insns[k], at = k;
+        if (!def) {   /* on into the one block that jumps here, if one */
+            b = sole_jumper(f, b);
+            at = b ? b->ninsns : 0;
+        }
+    }
+    if (!def) {
+        b = NULL;
+        for (uint32_t i = 0; i < f->nblocks; i++)
+            for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
+                const IrInsn *in = &f->blocks[i]->insns[k];
+                if (in->dst != l || in->op == IR_ZERO || in->op == IR_LDNULL)
+                    continue;
+                if (def)
+                    return NULL;
+                def = in, b = f->blocks[i], at = k;
+            }
+    }
+    if (!def)
+        return NULL;
+    switch (def->op) {
+    case IR_CLOS:
+        *where = b, *where_at = at;
+        return def;
+    case IR_MOV: case IR_CAST:
+        return closure_of(f, b, at, def->src[0], depth + 1, where, where_at);
+    case IR_LDCAP: {   /* the captured value, as it was where the closure was made */
+        const IrBlock *cb;
+        uint32_t cat;
+        const IrInsn *c = closure_of(f, b, at, def->src[0], depth + 1, &cb, &cat);
+        return c && def->imm.i >= 0 && def->imm.i < c->imm.i && c->src[0] >= 0
+                   ? closure_of(f, cb, cat, c->src[0] + (int32_t)def->imm.i, depth + 1, where, where_at)
+                   : NULL;
+    }
+    default:
+        return NULL;
+    }
+}
+
 static uint64_t scale(uint64_t count, uint64_t num, uint64_t den)
 {
     if (!den)
@@ -241,9 +319,9 @@ static bool pop(Work *w, IrBlock **bp, uint32_t *ip)
 }
 
 /* Replaces b->insns[idx] (a call) by cf's body; guard: the receiver class
- * for a guarded inline (NULL: direct), inl_count: executions that reach
- * the inlined body. */
-static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, VmClass *guard, uint64_t inl_count)
+ * (GUARD_CLASS) or the closure's lambda (GUARD_FN) for a guarded inline,
+ * NULL for a direct one; inl_count: executions that reach the body. */
+static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void *guard, uint64_t inl_count)
 {
     IrFunc *f = w->f;
     IrInsn call = b->insns[idx];
@@ -267,7 +345,8 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, VmClass *guard
 
     IrInline *site = ir_alloc(f, sizeof *site);
     *site = (IrInline){.callee = callee, .caller = call.origin, .call_pc = call.pc,
-                       .parent = call.site, .depth = depth, .first_local = f->nlocals, .guard = guard};
+                       .parent = call.site, .depth = depth, .first_local = f->nlocals,
+                       .guard = gop == IR_GUARD_CLASS ? guard : NULL};
     if (f->ninlines == f->capinlines) {
         uint32_t nc = f->capinlines ? f->capinlines * 2 : 8;
         IrInline **a = ir_alloc(f, nc * sizeof *a);
@@ -291,7 +370,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, VmClass *guard
         slow->depth = in->depth = b->depth;
         in->count = inl_count;
         slow->count = b->count > inl_count ? b->count - inl_count : 0;
-        IrInsn *g = ir_append(f, b, IR_GUARD_CLASS);
+        IrInsn *g = ir_append(f, b, gop);
         AT_CALL(g);
         g->src[0] = call.src[0];
         g->aux = guard;
@@ -433,16 +512,26 @@ void ir_inline(IrFunc *f, const IrOptions *o)
         IrInsn *call = &b->insns[idx];
         call->mark = 0;
         VmMethod *callee = NULL;
-        VmClass *guard = NULL;
+        void *guard = NULL;
+        IrOp gop = IR_GUARD_CLASS;
         uint64_t inl_count = b->count;
         char why[96];
         switch (call->op) {
         case IR_CALLN:
             decide(f, call, NULL, false, "native %s", call->aux ? ((VmNative *)call->aux)->name : "?");
             continue;
-        case IR_CALLF:
-            decide(f, call, NULL, false, "closure call");
-            continue;
+        case IR_CALLF: {
+            const IrBlock *cb;
+            uint32_t cat;
+            const IrInsn *c = closure_of(f, b, idx, call->src[0], 0, &cb, &cat);
+            if (!c) {
+                decide(f, call, NULL, false, "closure call, no known lambda");
+                continue;
+            }
+            callee = guard = c->aux;
+            gop = IR_GUARD_FN;
+            break;
+        }
         case IR_CALL:
             callee = call->aux;
             break;
@@ -474,7 +563,7 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             decide(f, call, callee, false, "abstract");
             continue;
         }
-        if (callee->flags & VM_M_LAMBDA) {
+        if ((callee->flags & VM_M_LAMBDA) && call->op != IR_CALLF) {
             decide(f, call, callee, false, "lambda");
             continue;
         }
@@ -502,13 +591,16 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             continue;
         }
         bool rec = recursive(f, call, callee);
-        if (guard)
-            decide(f, call, callee, true, "monomorphic %s%s%s", guard->name ? guard->name : "?",
+        if (gop == IR_GUARD_FN)
+            decide(f, call, callee, true, "closure made here%s%s", rec ? ", recursive" : "",
+                   max_size > o->max_callee_size ? ", hot site" : "");
+        else if (guard)
+            decide(f, call, callee, true, "monomorphic %s%s%s", ((VmClass *)guard)->name ? ((VmClass *)guard)->name : "?",
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         else
             decide(f, call, callee, true, "%s%s%s", (callee->flags & VM_M_STATIC) ? "static" : "non-virtual",
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
-        splice(&w, b, idx, cf, guard, inl_count);
+        splice(&w, b, idx, cf, gop, guard, inl_count);
         size += add;
     }
 }

@@ -85,6 +85,7 @@ enum {                         /* IrOpInfo.flags */
     IR_OPF_IMM = 1u << 4,      /* uses imm */
     IR_OPF_AUX = 1u << 5,      /* uses aux */
     IR_OPF_VAR = 1u << 6,      /* time grows with an operand (a length) */
+    IR_OPF_ARGS = 1u << 7,     /* reads imm.i consecutive locals from src[0] */
 };
 
 typedef enum IrOp {
@@ -226,7 +227,8 @@ typedef struct IrDecision {
 
 /* Where a NEW site's objects went (ir/escape.c), for the dumps. */
 typedef struct IrSite {
-    const VmClass *cls;
+    const char *what;          /* the class, or the lambda of a closure */
+    bool closure;
     VmMethod *origin;          /* the NEW's bytecode */
     uint32_t pc;
     bool stack;                /* became NEWL */

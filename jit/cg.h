@@ -27,7 +27,9 @@ typedef struct Cg {
     gcc_jit_field *fld_i, *fld_f, *fld_p;
     gcc_jit_rvalue *thread, *args;
     gcc_jit_lvalue **loc;
-    gcc_jit_lvalue **slots;        /* NEWL frame slots, made on first use */
+    gcc_jit_lvalue **slots;        /* NEWL/CLOSL frame slots, made on first use */
+    const IrInsn **slot_insn;      /*   by insn (the OSR copy shares them) */
+    uint32_t nslots;
     gcc_jit_lvalue *frame, *frame0, *argbuf, *ret, *tmp_m, *tmp_c;
     gcc_jit_block **bb;
     gcc_jit_block *cur;
@@ -193,6 +195,7 @@ gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_
                               gcc_jit_rvalue **ea);
 void cg_emit_new(Cg *g, const IrInsn *in);
 void cg_emit_newl(Cg *g, const IrInsn *in);
+void cg_emit_closl(Cg *g, const IrInsn *in);
 void cg_emit_newa(Cg *g, const IrInsn *in);
 void cg_emit_clos(Cg *g, const IrInsn *in);
 void cg_instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty);

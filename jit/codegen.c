@@ -550,7 +550,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     const IrOpInfo *info = in->op < IR_OP_COUNT ? &ir_op_info[in->op] : NULL;
     if (!info)
         return vm_fail(g->err, "%s: bad IR op %u", g->m->name, in->op);
-    if ((info->ndst && in->dst < 0 && !(flags & IR_OPF_CALL)) || (info->nsrc >= 1 && !a && !(flags & IR_OPF_CALL) && in->op != IR_CLOS) ||
+    if ((info->ndst && in->dst < 0 && !(flags & IR_OPF_CALL)) || (info->nsrc >= 1 && !a && !(flags & IR_OPF_ARGS)) ||
         (info->nsrc >= 2 && !b && in->op != IR_BR) || (info->nsrc >= 3 && !x))
         return vm_fail(g->err, "%s: malformed %s", g->m->name, info->name);
     enum gcc_jit_comparison cop = GCC_JIT_COMPARISON_EQ;
@@ -747,6 +747,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         emit_call(g, in);
         return true;
     case IR_CLOS: cg_emit_clos(g, in); return true;
+    case IR_CLOSL: cg_emit_closl(g, in); return true;
     case IR_LDCAP:
         assign(g, D, rv(mem(g, a, offsetof(VmClosure, caps) + (size_t)in->imm.i * sizeof(VmValue),
                             cg_local_type(g, in->dst))));
@@ -817,15 +818,18 @@ static bool emit_term(Cg *g, const IrInsn *in)
         gcc_jit_block_end_with_conditional(g->cur, NULL, cond, t0, t1);
         return true;
     }
-    case IR_GUARD_CLASS: {
+    case IR_GUARD_CLASS:
+    case IR_GUARD_FN: {
+        /* src0 non-null and its class (a closure's lambda) is aux */
         if (!t0 || !t1 || in->src[0] < 0)
             break;
         gcc_jit_rvalue *o = R(g, in->src[0]);
         gcc_jit_block *nn = blk(g);
         gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, o, null(g)), nn, t1);
         g->cur = nn;
-        gcc_jit_rvalue *cls = rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr));
-        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, cls, ptr(g, in->aux)), t0, t1);
+        size_t off = in->op == IR_GUARD_CLASS ? offsetof(VmObject, cls) : offsetof(VmClosure, method);
+        gcc_jit_rvalue *what = rv(mem(g, o, off, g->t_vptr));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, what, ptr(g, in->aux)), t0, t1);
         return true;
     }
     case IR_RET:
@@ -1003,7 +1007,7 @@ static bool build_function(Cg *g, const char *name, const char *osr_name)
     for (uint32_t i = 0; i < f->nblocks; i++)
         for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
             const IrInsn *in = &f->blocks[i]->insns[k];
-            bool takes = in->op < IR_OP_COUNT && ((ir_op_info[in->op].flags & IR_OPF_CALL) || in->op == IR_CLOS);
+            bool takes = in->op < IR_OP_COUNT && (ir_op_info[in->op].flags & IR_OPF_ARGS);
             if (takes && in->imm.i > 0 && (uint64_t)in->imm.i > maxargs)
                 maxargs = (uint32_t)in->imm.i;
             if (takes && in->imm.i > 0 && (in->src[0] < 0 || (uint64_t)in->src[0] + (uint64_t)in->imm.i > f->nlocals))
@@ -1011,8 +1015,9 @@ static bool build_function(Cg *g, const char *name, const char *osr_name)
         }
     g->loc = calloc(f->nlocals ? f->nlocals : 1, sizeof *g->loc);
     g->slots = calloc(f->nslots ? f->nslots : 1, sizeof *g->slots);
+    g->slot_insn = calloc(f->nslots ? f->nslots : 1, sizeof *g->slot_insn);
     g->bb = calloc(f->nblocks ? f->nblocks : 1, sizeof *g->bb);
-    if (!g->loc || !g->bb || !g->slots)
+    if (!g->loc || !g->bb || !g->slots || !g->slot_insn)
         return vm_fail(g->err, "%s: out of memory", g->m->name);
     for (uint32_t i = 0; i < f->nlocals; i++) {
         char lname[32];
@@ -1128,6 +1133,7 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
     free(g.wheres);
     free(g.loc);
     free(g.slots);
+    free(g.slot_insn);
     free(g.bb);
     free(g.bb_osr);
     free(g.to_main);

@@ -111,29 +111,33 @@ void cg_emit_new(Cg *g, const IrInsn *in)
 }
 
 /* An object in the frame (ir/escape.c): a block of words laid out as the
- * heap object (header, then zeroed fields), one per slot, reused each time
- * its NEWL runs.  The collector scans it with the C stack, so references
- * in its fields keep their objects alive; gcc sees every access at a
- * constant offset and may keep the fields in registers. */
-void cg_emit_newl(Cg *g, const IrInsn *in)
+ * heap object, one per NEWL/CLOSL insn (its OSR copy shares it), reused
+ * each time the insn runs.  The collector scans it with the C stack, so
+ * references in it keep their objects alive; gcc sees every access at a
+ * constant offset and may keep the fields in registers.  memset, not
+ * typed stores, clears it: each field is then read and written only with
+ * its own type, and gcc knows what memset leaves.  Returns its address. */
+static gcc_jit_rvalue *frame_object(Cg *g, const IrInsn *in, size_t bytes)
 {
-    VmClass *c = in->aux;
-    size_t words = (vm_object_size(c) + sizeof(VmValue) - 1) / sizeof(VmValue);
-    if (in->imm.i < 0 || (uint64_t)in->imm.i >= g->f->nslots) {
-        g->failed = true;
-        vm_fail(g->err, "%s: NEWL slot out of range", g->m->name);
-        return;
-    }
-    gcc_jit_lvalue **s = &g->slots[in->imm.i];
-    if (!*s) {
+    size_t words = (bytes + sizeof(VmValue) - 1) / sizeof(VmValue);
+    gcc_jit_lvalue *s = NULL;
+    for (uint32_t i = 0; i < g->nslots && !s; i++)
+        if (g->slot_insn[i] == in)
+            s = g->slots[i];
+    if (!s) {
+        if (g->nslots >= g->f->nslots) {
+            g->failed = true;
+            vm_fail(g->err, "%s: more frame objects than the escape pass counted", g->m->name);
+            return NULL;
+        }
         char name[32];
-        snprintf(name, sizeof name, "slot%" PRId64, in->imm.i);
-        *s = gcc_jit_function_new_local(g->fn, NULL, gcc_jit_context_new_array_type(g->c, NULL, g->t_vptr, (int)words),
-                                        name);
+        snprintf(name, sizeof name, "slot%u", g->nslots);
+        s = gcc_jit_function_new_local(g->fn, NULL, gcc_jit_context_new_array_type(g->c, NULL, g->t_vptr, (int)words),
+                                       name);
+        g->slot_insn[g->nslots] = in;
+        g->slots[g->nslots++] = s;
     }
-    /* memset, not typed stores: the fields are then read and written
-     * only with their own types, and gcc knows what memset leaves */
-    gcc_jit_rvalue *o = cast(g, gcc_jit_lvalue_get_address(*s, NULL), g->t_vptr);
+    gcc_jit_rvalue *o = cast(g, gcc_jit_lvalue_get_address(s, NULL), g->t_vptr);
     gcc_jit_rvalue *a[3] = {o, gcc_jit_context_zero(g->c, g->t_int),
                             gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, (long)(words * sizeof(VmValue)))};
     if (g->memset) {
@@ -142,7 +146,36 @@ void cg_emit_newl(Cg *g, const IrInsn *in)
         gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, g->t_ulong};
         eval(g, call(g, FN(memset), g->t_vptr, 3, pt, a));
     }
+    return o;
+}
+
+void cg_emit_newl(Cg *g, const IrInsn *in)
+{
+    VmClass *c = in->aux;
+    gcc_jit_rvalue *o = frame_object(g, in, vm_object_size(c));
+    if (!o)
+        return;
     assign(g, mem(g, o, offsetof(VmObject, cls), g->t_vptr), ptr(g, c));
+    assign(g, g->loc[in->dst], o);
+}
+
+void cg_emit_closl(Cg *g, const IrInsn *in)
+{
+    VmMethod *lam = in->aux;
+    if (in->imm.i != (int64_t)lam->ncaps) {
+        g->failed = true;
+        vm_fail(g->err, "%s: CLOSL of %s with %" PRId64 " captures", g->m->name, lam->name, in->imm.i);
+        return;
+    }
+    gcc_jit_rvalue *o = frame_object(g, in, vm_closure_size(lam));
+    if (!o)
+        return;
+    assign(g, mem(g, o, offsetof(VmClosure, cls), g->t_vptr), ptr(g, vm_closure_class(lam)));
+    assign(g, mem(g, o, offsetof(VmClosure, method), g->t_vptr), ptr(g, lam));
+    for (int64_t i = 0; i < in->imm.i; i++) {
+        int32_t l = in->src[0] + (int32_t)i;
+        assign(g, mem(g, o, offsetof(VmClosure, caps) + (size_t)i * sizeof(VmValue), cg_local_type(g, l)), R(g, l));
+    }
     assign(g, g->loc[in->dst], o);
 }
 

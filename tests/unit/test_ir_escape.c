@@ -188,3 +188,80 @@ TEST(ir_escape_slot_reuse_needs_dead_object)
     ir_free(f);
     test_unload(vm);
 }
+
+/* ---- closures: inlined where they are made, then in the frame ----------- */
+
+static const char *clos_src =
+    "import \"collections\";\n"
+    "class P { v: int; init(v: int) { self.v = v; } }\n"
+    "class Acc { s: int; }\n"
+    "class Keeper { f: fn(int): int; }\n"
+    "fn sum(vec: Vector<P>): int {\n"   /* lambda behind a generic adapter */
+    "  let acc = Acc();\n"
+    "  vec.forEach(fn(p: P) { acc.s += p.v; });\n"
+    "  return acc.s;\n"
+    "}\n"
+    "fn kept(k: Keeper, i: int): int {\n"   /* a closure read from a field */
+    "  k.f = fn(x: int): int { return x + i; };\n"
+    "  return k.f(1);\n"
+    "}\n"
+    "fn main() {\n"
+    "  let vec = Vector<P>();\n"
+    "  for i in 0..10 { vec.append(P(i)); }\n"
+    "  let k = Keeper();\n"
+    "  var t = 0;\n"
+    "  for n in 0..100 { t += sum(vec) + kept(k, n); }\n"
+    "  println(t);\n"
+    "}\n";
+
+static const IrDecision *decision_for(const IrFunc *f, const char *callee)
+{
+    for (uint32_t i = 0; f && i < f->ndecisions; i++)
+        if (f->decisions[i].name && !strcmp(f->decisions[i].name, callee))
+            return &f->decisions[i];
+    test_fail(__FILE__, __LINE__, "no decision about %s", callee);
+    return NULL;
+}
+
+TEST(ir_inline_closure_made_here)
+{
+    Vm *vm = run_tl(clos_src);
+    IrFunc *f = compile(vm, "sum", true, 3);
+    if (f) {
+        /* forEach (monomorphic), its closure call (the adapter: a CLOS of
+         * sum, passed in), the adapter's call (its capture: the lambda) */
+        const IrDecision *d = decision_for(f, "$adapt1");
+        if (d) {
+            CHECK_INT(d->yes, 1);
+            CHECK_CONTAINS(d->reason, "closure made here");
+        }
+        d = decision_for(f, "sum$lambda1");
+        if (d)
+            CHECK_INT(d->yes, 1);
+        CHECK_INT(count_op(f, IR_GUARD_FN), 2);
+        CHECK_INT(count_op(f, IR_CALLF), 2);   /* the guards' slow sides */
+        /* Vector has no subclass: forEach's slow side gets only null, so
+         * the adapter, the lambda it captures and the Acc that captures
+         * all stay in the frame */
+        CHECK_INT(count_op(f, IR_CLOSL), 2);
+        CHECK_INT(count_op(f, IR_NEWL), 1);
+        CHECK_INT(count_op(f, IR_CLOS) + count_op(f, IR_NEW), 0);
+    }
+    ir_free(f);
+    f = compile(vm, "kept", true, 3);
+    if (f) {
+        const IrDecision *d = decision_for(f, "closure");
+        if (d) {
+            CHECK_INT(d->yes, 0);
+            CHECK_CONTAINS(d->reason, "no known lambda");
+        }
+        CHECK_INT(count_op(f, IR_GUARD_FN), 0);
+        const IrSite *s = site_in(f, "kept");
+        if (s) {
+            CHECK_INT(s->closure, 1);
+            CHECK_CONTAINS(s->reason, "escapes: PUTF");
+        }
+    }
+    ir_free(f);
+    test_unload(vm);
+}
