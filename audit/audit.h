@@ -90,6 +90,7 @@ typedef struct AuConfig {
     AuTest test;
     double alpha;             /* 1 − audit.confidence: error rate of a decision */
     double equivalence;       /* no-difference margin, a fraction (0.01) */
+    double min_effect;        /* a winner is faster by more than this (0.01) */
     double mixture;           /* τ of the mixture, on the log-ratio scale */
     uint64_t min_samples;     /* per variant, kept, before any test */
     uint64_t max_samples;     /* per variant; 0 = no sample budget */

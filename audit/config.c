@@ -42,10 +42,14 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_buffer_slots < 16 || tun->audit_buffer_slots > (1 << 24))
         return vm_fail(err, "tunable 'audit.buffer_slots' must be in 16..16777216, got %lld",
                        (long long)tun->audit_buffer_slots);
+    if (tun->audit_min_effect < 0 || tun->audit_min_effect >= 10000)
+        return vm_fail(err, "tunable 'audit.min_effect' must be in 0..9999 (basis points), got %lld",
+                       (long long)tun->audit_min_effect);
     *cfg = (AuConfig){
         .test = (AuTest)test,
         .alpha = 1 - tun->audit_confidence / 10000.0,
         .equivalence = tun->audit_equivalence / 10000.0,
+        .min_effect = tun->audit_min_effect / 10000.0,
         .mixture = tun->audit_mixture / 10000.0,
         .min_samples = (uint64_t)tun->audit_min_samples,
         .max_samples = (uint64_t)tun->audit_max_samples,
