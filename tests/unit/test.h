@@ -76,6 +76,9 @@ VmMethod *test_method(Vm *vm, const char *name);
 VmModule *test_module_file(const char *path, FILE *diag);
 /* qsort comparison of doubles, ascending. */
 int test_cmp_double(const void *a, const void *b);
+/* How many insns of the JIT IR function f have op (an IrOp). */
+struct IrFunc;
+uint32_t test_ir_count_op(const struct IrFunc *f, int op);
 
 /* A program of the test corpus (see test_corpus_each in util.c); the
  * module is the callee's to link and free. */

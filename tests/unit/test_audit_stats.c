@@ -472,6 +472,23 @@ TEST(audit_detection_rates)
     }
 }
 
+/* Winners among `runs` simulated bakeoffs where one side (alternating) is
+ * `diff` faster; *nodiff gets the no-differences. */
+static int min_effect_runs(const AuConfig *cfg, int runs, double diff, int *nodiff)
+{
+    int winners = 0;
+    *nodiff = 0;
+    for (int run = 0; run < runs; run++) {
+        double f[2] = {1, 1};
+        f[run & 1] = 1 - diff;
+        SimOut o;
+        sim_bakeoff(cfg, 2, f, 0xe000 + (uint64_t)run, &o);
+        winners += o.outcome == AU_WINNER;
+        *nodiff += o.outcome == AU_NO_DIFFERENCE;
+    }
+    return winners;
+}
+
 /* audit.min_effect (the default 1%): a real difference of 0.5% — the size
  * of the difference between two copies of one method — is never a
  * winner, but ends no-difference (within the 1% margin); 5% is still
@@ -484,15 +501,11 @@ TEST(audit_min_effect)
     cfg.min_effect = tun.audit_min_effect / 10000.0;
     CHECK(near(cfg.min_effect, 0.01, 1e-9));
     enum { RUNS = 60 };
-    int winners = 0, nodiff = 0, found = 0;
+    int nodiff = 0, winners = min_effect_runs(&cfg, RUNS, 0.005, &nodiff), found = 0;
     for (int run = 0; run < RUNS; run++) {
         double f[2] = {1, 1};
-        f[run & 1] = 0.995;
-        SimOut o;
-        sim_bakeoff(&cfg, 2, f, 0xe000 + (uint64_t)run, &o);
-        winners += o.outcome == AU_WINNER;
-        nodiff += o.outcome == AU_NO_DIFFERENCE;
         f[run & 1] = 0.95;
+        SimOut o;
         sim_bakeoff(&cfg, 2, f, 0xe100 + (uint64_t)run, &o);
         found += o.outcome == AU_WINNER && o.install == (run & 1);
     }
@@ -502,14 +515,7 @@ TEST(audit_min_effect)
     /* without it, the same 0.5% is a winner about half of the time (27 of
      * 60 with these seeds; the others end no-difference first) */
     cfg.min_effect = 0;
-    winners = 0;
-    for (int run = 0; run < RUNS; run++) {
-        double f[2] = {1, 1};
-        f[run & 1] = 0.995;
-        SimOut o;
-        sim_bakeoff(&cfg, 2, f, 0xe000 + (uint64_t)run, &o);
-        winners += o.outcome == AU_WINNER;
-    }
+    winners = min_effect_runs(&cfg, RUNS, 0.005, &nodiff);
     if (verbose())
         printf("audit 0.5%%, min_effect 0: %d winners of %d\n", winners, RUNS);
     CHECK(winners >= RUNS / 4);

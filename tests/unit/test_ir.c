@@ -93,14 +93,6 @@ static double freq_sum(const IrFunc *f)
     return s;
 }
 
-static uint32_t count_op(const IrFunc *f, IrOp op)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < f->nblocks; i++)
-        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)
-            n += f->blocks[i]->insns[k].op == op;
-    return n;
-}
 
 /* The decision about the call at pc in method `caller`, or NULL. */
 static const IrDecision *decision(const IrFunc *f, const char *caller, uint32_t pc, uint32_t depth)
@@ -445,7 +437,7 @@ TEST(ir_inline_static_and_too_big)
     if (f) {
         CHECK_DECISION(f, "caller", 0, 0, true, "static");
         CHECK_DECISION(f, "caller", 1, 0, false, "too big (51 > max_callee_size 40)");
-        CHECK_INT(count_op(f, IR_CALL), 1);          /* only big remains */
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 1);          /* only big remains */
         CHECK_INT(f->ninlines, 1);
         CHECK_INT(f->nlocals, 3);                    /* caller 2 + add1 1 */
         CHECK(f->inlines[0]->callee == test_method(vm, "add1"));
@@ -475,7 +467,7 @@ TEST(ir_inline_static_and_too_big)
     f = compile(vm, "caller", &o);
     if (f) {
         CHECK_DECISION(f, "caller", 1, 0, true, "static");
-        CHECK_INT(count_op(f, IR_CALL), 0);
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 0);
     }
     ir_free(f);
     test_unload(vm);
@@ -492,7 +484,7 @@ TEST(ir_inline_hot_site)
     IrFunc *f = compile(vm, "hotloop", &o);
     if (f) {
         CHECK_DECISION(f, "hotloop", 2, 0, true, "static, hot site");
-        CHECK_INT(count_op(f, IR_CALL), 0);
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 0);
     }
     ir_free(f);
     f = compile(vm, "caller", &o);
@@ -518,7 +510,7 @@ TEST(ir_inline_depth_limit)
         CHECK_DECISION(f, "d2", 0, 2, true, "static");
         CHECK_DECISION(f, "d3", 0, 3, false, "depth limit (max_depth 3)");
         CHECK_INT(f->ninlines, 3);
-        CHECK_INT(count_op(f, IR_CALL), 1);
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 1);
     }
     ir_free(f);
     /* max_depth per request */
@@ -540,7 +532,7 @@ TEST(ir_inline_depth_limit)
     f = compile(vm, "chain", &o);
     if (f) {
         CHECK_INT(f->ninlines, 4);
-        CHECK_INT(count_op(f, IR_CALL), 0);
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 0);
     }
     ir_free(f);
     test_unload(vm);
@@ -580,8 +572,8 @@ TEST(ir_inline_virtual_monomorphic_guard)
     IrFunc *f = compile(vm, "mono", &o);
     if (f) {
         CHECK_DECISION(f, "mono", 0, 0, true, "monomorphic A");
-        CHECK_INT(count_op(f, IR_GUARD_CLASS), 1);
-        CHECK_INT(count_op(f, IR_CALLV), 1);         /* the fallback */
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_CLASS), 1);
+        CHECK_INT(test_ir_count_op(f, IR_CALLV), 1);         /* the fallback */
         CHECK_INT(f->ninlines, 1);
         CHECK(f->ninlines && f->inlines[0]->callee == test_method(vm, "A.get"));
         for (uint32_t i = 0; i < f->nblocks; i++) {
@@ -598,7 +590,7 @@ TEST(ir_inline_virtual_monomorphic_guard)
     f = compile(vm, "poly", &o);
     if (f) {
         CHECK_DECISION(f, "poly", 0, 0, false, "polymorphic (2 classes, top 50.0%)");
-        CHECK_INT(count_op(f, IR_GUARD_CLASS), 0);
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_CLASS), 0);
     }
     ir_free(f);
     /* mono_percent is per request too: 50% makes poly's site monomorphic */
@@ -606,7 +598,7 @@ TEST(ir_inline_virtual_monomorphic_guard)
     f = compile(vm, "poly", &o);
     if (f) {
         CHECK_DECISION(f, "poly", 0, 0, true, "monomorphic");
-        CHECK_INT(count_op(f, IR_GUARD_CLASS), 1);
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_CLASS), 1);
     }
     ir_free(f);
     test_unload(vm);
@@ -619,14 +611,14 @@ TEST(ir_inline_interface_native_abstract)
     IrFunc *f = compile(vm, "iface", &o);
     if (f) {
         CHECK_DECISION(f, "iface", 0, 0, true, "monomorphic Cat");
-        CHECK_INT(count_op(f, IR_GUARD_CLASS), 1);
-        CHECK_INT(count_op(f, IR_CALLI), 1);
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_CLASS), 1);
+        CHECK_INT(test_ir_count_op(f, IR_CALLI), 1);
     }
     ir_free(f);
     f = compile(vm, "natv", &o);
     if (f) {
         CHECK_DECISION(f, "natv", 0, 0, false, "native println_int");
-        CHECK_INT(count_op(f, IR_CALLN), 1);
+        CHECK_INT(test_ir_count_op(f, IR_CALLN), 1);
     }
     ir_free(f);
     /* absuser never ran: no profile; then a profile naming the abstract class */

@@ -78,14 +78,6 @@ static IrFunc *compile(Vm *vm, const char *name, bool stack_alloc, int64_t depth
     return f;
 }
 
-static uint32_t count_op(const IrFunc *f, IrOp op)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < f->nblocks; i++)
-        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)
-            n += f->blocks[i]->insns[k].op == op;
-    return n;
-}
 
 /* The verdict on the NEW at pc of method `origin`; NULL (a failure) if none. */
 static const IrSite *site(const IrFunc *f, const char *origin, uint32_t pc)
@@ -114,8 +106,8 @@ TEST(ir_escape_temporaries_in_frame)
     if (f) {
         /* a, b and plus's result: the slow sides of the guards get only
          * null receivers (every object in them is a Vec) */
-        CHECK_INT(count_op(f, IR_NEW), 0);
-        CHECK_INT(count_op(f, IR_NEWL), 3);
+        CHECK_INT(test_ir_count_op(f, IR_NEW), 0);
+        CHECK_INT(test_ir_count_op(f, IR_NEWL), 3);
         CHECK_INT(f->nslots, 3);
         const IrSite *s = site_in(f, "Vec.plus");
         if (s) {
@@ -127,7 +119,7 @@ TEST(ir_escape_temporaries_in_frame)
     /* off: nothing changes */
     f = compile(vm, "temps", false, 3);
     if (f) {
-        CHECK_INT(count_op(f, IR_NEWL), 0);
+        CHECK_INT(test_ir_count_op(f, IR_NEWL), 0);
         CHECK_INT(f->nsites, 0);
     }
     ir_free(f);
@@ -139,7 +131,7 @@ TEST(ir_escape_stored_returned_passed)
     Vm *vm = run_tl(esc_src);
     IrFunc *f = compile(vm, "stored", true, 3);
     if (f) {
-        CHECK_INT(count_op(f, IR_NEWL), 0);
+        CHECK_INT(test_ir_count_op(f, IR_NEWL), 0);
         const IrSite *s = site_in(f, "stored");
         if (s)
             CHECK_CONTAINS(s->reason, "escapes: PUTF at stored@");
@@ -157,7 +149,7 @@ TEST(ir_escape_stored_returned_passed)
     /* without inlining the constructor call takes the object */
     f = compile(vm, "temps", true, 0);
     if (f) {
-        CHECK_INT(count_op(f, IR_NEWL), 0);
+        CHECK_INT(test_ir_count_op(f, IR_NEWL), 0);
         const IrSite *s = site_in(f, "temps");
         if (s)
             CHECK_CONTAINS(s->reason, "escapes: CALL at temps@");
@@ -173,7 +165,7 @@ TEST(ir_escape_slot_reuse_needs_dead_object)
     if (f) {
         /* the first Vec runs once: frame; the one in the loop is still
          * referenced from prev when it runs again */
-        CHECK_INT(count_op(f, IR_NEWL), 1);
+        CHECK_INT(test_ir_count_op(f, IR_NEWL), 1);
         const IrSite *s = site(f, "chained", 0);
         if (s)
             CHECK_INT(s->stack, 1);
@@ -238,14 +230,14 @@ TEST(ir_inline_closure_made_here)
         d = decision_for(f, "sum$lambda1");
         if (d)
             CHECK_INT(d->yes, 1);
-        CHECK_INT(count_op(f, IR_GUARD_FN), 2);
-        CHECK_INT(count_op(f, IR_CALLF), 2);   /* the guards' slow sides */
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_FN), 2);
+        CHECK_INT(test_ir_count_op(f, IR_CALLF), 2);   /* the guards' slow sides */
         /* Vector has no subclass: forEach's slow side gets only null, so
          * the adapter, the lambda it captures and the Acc that captures
          * all stay in the frame */
-        CHECK_INT(count_op(f, IR_CLOSL), 2);
-        CHECK_INT(count_op(f, IR_NEWL), 1);
-        CHECK_INT(count_op(f, IR_CLOS) + count_op(f, IR_NEW), 0);
+        CHECK_INT(test_ir_count_op(f, IR_CLOSL), 2);
+        CHECK_INT(test_ir_count_op(f, IR_NEWL), 1);
+        CHECK_INT(test_ir_count_op(f, IR_CLOS) + test_ir_count_op(f, IR_NEW), 0);
     }
     ir_free(f);
     f = compile(vm, "kept", true, 3);
@@ -255,7 +247,7 @@ TEST(ir_inline_closure_made_here)
             CHECK_INT(d->yes, 0);
             CHECK_CONTAINS(d->reason, "no known lambda");
         }
-        CHECK_INT(count_op(f, IR_GUARD_FN), 0);
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_FN), 0);
         const IrSite *s = site_in(f, "kept");
         if (s) {
             CHECK_INT(s->closure, 1);

@@ -6,6 +6,8 @@
  * test failures, so a caller only has to stop on NULL. */
 #include "test.h"
 
+#include "ir.h"
+
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +108,15 @@ int test_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+uint32_t test_ir_count_op(const IrFunc *f, int op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)
+            n += f->blocks[i]->insns[k].op == op;
+    return n;
 }
 
 /* Frees vm and the module it was linked from (NULL: nothing). */
