@@ -60,6 +60,15 @@ enum { SLOT_MAX_WORDS = 32,      /* larger objects stay on the heap */
 
 #define HEAP (1ull << 63)
 
+/* What a block ending in a guard passes to the guard's slow side, worked
+ * out once (it depends on the block, not on the dataflow state). */
+typedef struct SlowSide {
+    bool known;
+    bool null;                   /* the receiver can only be null there */
+    uint32_t n;
+    int32_t same[SAME_MAX];      /* the receiver and its copies */
+} SlowSide;
+
 typedef struct Esc {
     IrFunc *f;
     int32_t *dense;              /* local -> tracked index, -1 if not a reference */
@@ -70,7 +79,7 @@ typedef struct Esc {
     uint64_t *live_in;           /* per block: tracked locals live on entry */
     uint64_t escaped;
     const IrInsn *why[MAX_SITES];   /* the first insn letting a site out */
-    int32_t same[SAME_MAX];         /* scratch of same_as_receiver */
+    struct SlowSide *slow;          /* per block: its guard's slow side */
     uint64_t *caps[MAX_SITES];      /* CLOS sites: what each capture may hold */
     bool caps_grew;
 } Esc;
@@ -119,19 +128,18 @@ static uint64_t not_made_as(const Esc *e, uint64_t m, const void *c)
 
 /* The locals equal to the guard's receiver at the end of b: copies of
  * one value made in b (an inlined call's arguments are such copies),
- * found by numbering values along b's MOVs and CASTs.  Fills e->same;
- * returns how many (at most SAME_MAX: missing some only loses precision,
- * never correctness). */
-static int64_t value_of(const Esc *e, const int32_t *wl, const int64_t *wv, uint32_t nw, int32_t l)
+ * found by numbering values along b's MOVs and CASTs.  Fills ss->same
+ * (at most SAME_MAX: missing some only loses precision, never
+ * correctness). */
+static int64_t value_of(const int32_t *wl, const int64_t *wv, uint32_t nw, int32_t l)
 {
     for (uint32_t i = nw; i-- > 0;)
         if (wl[i] == l)
             return wv[i];
-    (void)e;
     return l;   /* not written in b: its value on entry */
 }
 
-static uint32_t same_as_receiver(Esc *e, const IrBlock *b, int32_t recv)
+static void same_as_receiver(Esc *e, const IrBlock *b, int32_t recv, SlowSide *ss)
 {
     IrFunc *f = e->f;
     int32_t *wl = ir_alloc(f, (b->ninsns + 1) * sizeof *wl);
@@ -142,15 +150,20 @@ static uint32_t same_as_receiver(Esc *e, const IrBlock *b, int32_t recv)
         if (in->dst < 0)
             continue;
         bool copy = (in->op == IR_MOV || in->op == IR_CAST) && in->src[0] >= 0;
-        wv[nw] = copy ? value_of(e, wl, wv, nw, in->src[0]) : (int64_t)f->nlocals + k;
+        wv[nw] = copy ? value_of(wl, wv, nw, in->src[0]) : (int64_t)f->nlocals + k;
         wl[nw++] = in->dst;
     }
-    int64_t v = value_of(e, wl, wv, nw, recv);
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < f->nlocals && n < SAME_MAX; l++)
-        if (e->dense[l] >= 0 && value_of(e, wl, wv, nw, (int32_t)l) == v)
-            e->same[n++] = (int32_t)l;
-    return n;
+    /* only recv itself and locals written in b can hold recv's value */
+    int64_t v = value_of(wl, wv, nw, recv);
+    ss->n = 0;
+    ss->same[ss->n++] = recv;
+    for (uint32_t i = 0; i < nw && ss->n < SAME_MAX; i++) {
+        bool seen = false;
+        for (uint32_t j = 0; j < ss->n; j++)
+            seen |= ss->same[j] == wl[i];
+        if (!seen && value_of(wl, wv, nw, wl[i]) == v)
+            ss->same[ss->n++] = wl[i];
+    }
 }
 
 /* A virtual or interface call whose receiver can only be null (a guard's
@@ -265,13 +278,17 @@ static const uint64_t *edge_state(Esc *e, const IrBlock *b, const IrBlock *s, co
     if (!g || (g->op != IR_GUARD_CLASS && g->op != IR_GUARD_FN) || g->target[1] != s || g->target[0] == s ||
         g->src[0] < 0)
         return h;
+    SlowSide *ss = &e->slow[b->id];
+    if (!ss->known) {
+        same_as_receiver(e, b, g->src[0], ss);
+        ss->null = g->op == IR_GUARD_CLASS && exactly(e->f, g->src[0], g->aux);
+        ss->known = true;
+    }
     memcpy(tmp, h, e->ntracked * sizeof *tmp);
-    uint32_t n = same_as_receiver(e, b, g->src[0]);
-    bool null = g->op == IR_GUARD_CLASS && exactly(e->f, g->src[0], g->aux);
-    for (uint32_t i = 0; i < n; i++) {
-        int32_t l = e->same[i];
+    for (uint32_t i = 0; i < ss->n; i++) {
+        int32_t l = ss->same[i];
         if (e->dense[l] >= 0)
-            tmp[e->dense[l]] &= null ? 0 : HEAP | not_made_as(e, tmp[e->dense[l]] & ~HEAP, g->aux);
+            tmp[e->dense[l]] &= ss->null ? 0 : HEAP | not_made_as(e, tmp[e->dense[l]] & ~HEAP, g->aux);
     }
     return tmp;
 }
@@ -394,6 +411,7 @@ void ir_escape(IrFunc *f)
         return;
     e.words = (e.ntracked + 63) / 64;
     e.holds_in = ir_alloc(f, (size_t)f->nblocks * e.ntracked * sizeof *e.holds_in);
+    e.slow = ir_alloc(f, (size_t)f->nblocks * sizeof *e.slow);
     e.live_in = ir_alloc(f, (size_t)f->nblocks * e.words * sizeof *e.live_in);
     holdings(&e);
     liveness(&e);
@@ -415,7 +433,7 @@ void ir_escape(IrFunc *f)
                 live_out(&e, b, live);
                 live_back(&e, b, k, live);
                 for (uint32_t j = 0; j < e.ntracked; j++)
-                    if ((live[j / 64] >> (j % 64) & 1) && (reach(&e, h[j]) >> (in->mark - 1) & 1))
+                    if ((live[j / 64] >> (j % 64) & 1) && (h[j] & ~HEAP) && (reach(&e, h[j]) >> (in->mark - 1) & 1))
                         reused |= 1ull << (in->mark - 1);
             }
             transfer(&e, b, k, h);
