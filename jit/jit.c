@@ -163,8 +163,8 @@ void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m)
     rq->m = m;
     ir_options_default(&rq->ir, &jit->vm->tun);
     rq->optset = jit->optset;
-    rq->priority = hotness(m);
-    rq->t_queued = jit_now();
+    rq->priority = rq->seen = hotness(m);
+    rq->t_queued = rq->t_seen = jit_now();
 }
 
 static void keep_unit(Jit *jit, void *unit)
@@ -533,6 +533,7 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
     jit->osr = calloc(mod->nmethods ? mod->nmethods : 1, sizeof *jit->osr);
     int64_t batch = vm->tun.jit_batch;
     jit->batch = batch < 1 ? 1 : batch > JIT_BATCH_MAX ? JIT_BATCH_MAX : (size_t)batch;
+    jit->batch_bytecode = vm->tun.jit_batch_bytecode > 0 ? (uint64_t)vm->tun.jit_batch_bytecode : UINT64_MAX;
     if (!jit->state || !jit->osr) {
         vm_fail(err, "jit: out of memory");
         jit_free(jit);

@@ -52,8 +52,11 @@ typedef struct JitRequest {
     VmMethod *m;
     IrOptions ir;
     const char *optset;     /* "O2", "O3", "unroll", ... or "-O3 -funroll-loops" */
-    int64_t priority;       /* hotness: calls + back edges when queued */
+    int64_t priority;       /* when queued: hotness (calls + back edges); in the
+                               queue: recent interpreter work (jit/thread.c) */
     double t_queued;        /* seconds (clock) when queued */
+    int64_t seen;           /* hotness at the last refresh of priority */
+    double t_seen;          /*   and when */
     const VmInsn *osr_pc;   /* OSR: also an entry at this loop header; NULL = none */
     bool osr_only;          /*   and only that one (JitResult.entry stays NULL) */
 } JitRequest;

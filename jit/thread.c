@@ -6,13 +6,22 @@
  * m->entry, and of m->osr for OSR requests) on the compile thread.
  *
  * One thread is enough: libgccjit serializes compiles anyway, and the
- * other core keeps running the program.  The queue is a binary max-heap.
- * A method's hotness keeps growing while it waits, so each pop first
- * refreshes every queued priority from the live profile (calls + back
- * edges, a racy but bounded snapshot) and re-heapifies: the queue is
- * short, and the hottest method right now is compiled next.  Ties go to
- * the older request (lower id).  Up to jit.batch of the hottest are taken
- * at once and compiled as one unit: one gcc run, one as/ld/dlopen.
+ * other core keeps running the program.  The queue is a binary max-heap
+ * ordered by the interpreter work a compile would take over *now*: before
+ * each unit is taken, every queued request's priority becomes its growth in
+ * hotness (calls + back edges, a racy but bounded snapshot) since the last
+ * refresh, per second, times the method's size plus a call's overhead.
+ * Total hotness (what the queue used before) put the many tiny getters that
+ * interpreted callers call most ahead of the big methods that run longest:
+ * Richards' task bodies came last, 0.4-1 s into the run.  A method whose
+ * callers have meanwhile been compiled with it inlined stops growing and
+ * waits, possibly forever.  Ties go to the older request (lower id).  Up to
+ * jit.batch of the first are taken at once and compiled as one unit: one gcc
+ * run, one as/ld/dlopen, so the fixed cost of each is shared.  Only while
+ * their bytecode adds up to jit.batch_bytecode, though: gcc's time grows
+ * with a method's inlined size (DeltaBlue's 60-instruction chainTest
+ * becomes 12 KB of code and most of a second of gcc), and a small method
+ * batched with such a one would wait for it.
  *
  * Invariants:
  * - The program thread takes the mutex only to push a request; the compile
@@ -67,24 +76,34 @@ static void sift_down(JitRequest *h, size_t n, size_t i)
     }
 }
 
-/* Under mu: refreshes priorities, then removes the hottest request. */
-static JitRequest pop_hottest(Jit *jit)
+/* Interpreter instructions a call of m costs beyond its own (frame set-up,
+ * argument copy, return), in the units of a method's size. */
+#define CALL_OVERHEAD 4
+
+/* Under mu: sets every queued priority to the recent work (see the head of
+ * this file) and restores the heap. */
+static void refresh(Jit *jit, double now)
 {
     JitRequest *h = jit->heap;
     size_t n = jit->nheap;
-    bool changed = false;
     for (size_t i = 0; i < n; i++) {
         VmMethod *m = h[i].m;
-        int64_t p = (int64_t)(__atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED) +
-                              __atomic_load_n(&m->prof.backedges, __ATOMIC_RELAXED));
-        if (p > h[i].priority) {
-            h[i].priority = p;
-            changed = true;
-        }
+        int64_t hot = (int64_t)(__atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED) +
+                                __atomic_load_n(&m->prof.backedges, __ATOMIC_RELAXED));
+        double dt = now - h[i].t_seen;
+        double rate = (double)(hot - h[i].seen) / (dt > 1e-4 ? dt : 1e-4);
+        h[i].priority = (int64_t)(rate * (m->ncode + CALL_OVERHEAD));
+        h[i].seen = hot;
+        h[i].t_seen = now;
     }
-    if (changed)
-        for (size_t i = n / 2; i-- > 0;)
-            sift_down(h, n, i);
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(h, n, i);
+}
+
+/* Under mu: removes the first request. */
+static JitRequest pop_first(Jit *jit)
+{
+    JitRequest *h = jit->heap;
     JitRequest top = h[0];
     h[0] = h[--jit->nheap];
     sift_down(h, jit->nheap, 0);
@@ -166,8 +185,13 @@ static void *compile_thread(void *arg)
             break;
         JitRequest batch[JIT_BATCH_MAX];
         size_t n = 0;
-        while (n < jit->batch && n < JIT_BATCH_MAX && jit->nheap > 0)
-            batch[n++] = pop_hottest(jit);
+        uint64_t size = 0;
+        refresh(jit, jit_now());
+        while (n < jit->batch && n < JIT_BATCH_MAX && jit->nheap > 0 &&
+               (n == 0 || size + jit->heap[0].m->ncode <= jit->batch_bytecode)) {
+            size += jit->heap[0].m->ncode;
+            batch[n++] = pop_first(jit);
+        }
         jit->busy = true;
         pthread_mutex_unlock(&jit->mu);
         jit_compile_and_install_batch(jit, batch, n);

@@ -80,7 +80,33 @@ static int stub_count(const VmMethod *m)
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static Vm *load(int64_t hot_threshold, int64_t fail_every)
+/* main calls tiny 300 times, then big 100 times: tiny is called more
+ * often, big does more work (24 instructions a call).  Prints 2700. */
+static const char *const PROGRAM_WORK =
+    "module \"work\"\n"
+    "main main\n"
+    "native println_int (int) : void = builtin \"println_int\"\n"
+    "method tiny (int) : int static\n  regs int\n  ADDK r0, r0, 1\n  RET r0\nend\n"
+    "method big (int) : int static\n  regs int\n"
+    "  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n"
+    "  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n"
+    "  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n"
+    "  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n"
+    "  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n"
+    "  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n  ADDK r0, r0, 1\n"
+    "  RET r0\nend\n"
+    "method main () : void static\n"
+    "  regs int, int, int\n"
+    "  LDI r2, 0\n"
+    "  LDI r0, 0\n  LDI r1, 300\n"
+    "lt:\n  CALL r2, r2, tiny\n  LOOP r0, r1, lt\n"
+    "  LDI r0, 0\n  LDI r1, 100\n"
+    "lb:\n  CALL r2, r2, big\n  LOOP r0, r1, lb\n"
+    "  CALLN _, r2, println_int\n"
+    "  RETV\n"
+    "end\n";
+
+static Vm *load_text(const char *text, int64_t hot_threshold, int64_t fail_every)
 {
     VmTunables tun;
     vm_tunables_default(&tun);
@@ -89,7 +115,12 @@ static Vm *load(int64_t hot_threshold, int64_t fail_every)
     tun.jit_fail_every = fail_every;
     tun.stack_slots = 1 << 14;
     tun.max_frames = 1024;
-    return test_load_tla(PROGRAM, &tun);
+    return test_load_tla(text, &tun);
+}
+
+static Vm *load(int64_t hot_threshold, int64_t fail_every)
+{
+    return load_text(PROGRAM, hot_threshold, fail_every);
 }
 
 /* A tier in `mode` over vm compiling with the stub (whose record starts
@@ -197,6 +228,32 @@ TEST(jit_queue_hottest_first)
     }
     CHECK(test_method(vm, "a")->entry == stub_entry);
     CHECK_INT(jit_test_stats(jit).compiled, 4);
+    jit_free(jit);
+    test_unload(vm);
+}
+
+/* The queue orders by interpreter work (growth times size), not by calls:
+ * big, called a third as often as tiny but 12 times its size, comes first. */
+TEST(jit_queue_work_before_calls)
+{
+    Vm *vm = load_text(PROGRAM_WORK, 5, 0);
+    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}) : NULL;
+    if (!jit) {
+        test_unload(vm);
+        return;
+    }
+    char out[256];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, "2700\n");
+    CHECK_INT(jit_test_stats(jit).queued, 3);
+    jit_test_pause(jit, false);
+    jit_test_wait_idle(jit);
+    CHECK_INT(stub_n, 3);
+    if (stub_n == 3) {
+        CHECK_STR(stub_order[0]->name, "main");
+        CHECK_STR(stub_order[1]->name, "big");
+        CHECK_STR(stub_order[2]->name, "tiny");
+    }
     jit_free(jit);
     test_unload(vm);
 }
@@ -575,6 +632,35 @@ TEST(jit_batch_units)
             CHECK_STR(stub_order[0]->name, "main");
             CHECK_STR(stub_order[3]->name, "b");
         }
+        jit_free(jit);
+        test_unload(vm);
+    }
+}
+
+/* jit.batch_bytecode: main (11 instructions) and big (25) exceed 30
+ * together, so main goes alone and big takes tiny (2) along; without the
+ * limit all three are one unit. */
+TEST(jit_batch_bytecode_limit)
+{
+    for (int limit = 0; limit < 2; limit++) {
+        Vm *vm = load_text(PROGRAM_WORK, 5, 0);
+        if (!vm)
+            return;
+        vm->tun.jit_batch = 8;
+        vm->tun.jit_batch_bytecode = limit ? 30 : 0;
+        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true});
+        if (!jit) {
+            test_unload(vm);
+            return;
+        }
+        CHECK_INT((int)test_method(vm, "main")->ncode, 11);
+        char out[256];
+        CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+        jit_test_pause(jit, false);
+        jit_test_wait_idle(jit);
+        JitStats s = jit_test_stats(jit);
+        CHECK_INT(s.compiled, 3);
+        CHECK_INT(s.units, limit ? 2 : 1);
         jit_free(jit);
         test_unload(vm);
     }
