@@ -11,7 +11,9 @@
  *   closure local's value is known to come from a CLOS of this function
  *   (through copies, and through a generic adapter's capture: see
  *   closure_of), behind a GUARD_FN on the closure's lambda;
- * - the call's inline depth + 1 must not exceed max_depth;
+ * - the call's inline depth + 1 must not exceed max_depth; a forwarder
+ *   (a trivial callee whose one call is a closure call: a generic
+ *   adapter) takes no level, neither itself nor for the call in it;
  * - CALL: the callee is the named method (static or non-virtual);
  *   CALLV/CALLI: the site's receiver profile must be monomorphic — one
  *   class with ≥ mono_percent % of the receivers seen and no `other`
@@ -321,12 +323,41 @@ static bool pop(Work *w, IrBlock **bp, uint32_t *ip)
 /* Replaces b->insns[idx] (a call) by cf's body; guard: the receiver class
  * (GUARD_CLASS) or the closure's lambda (GUARD_FN) for a guarded inline,
  * NULL for a direct one; inl_count: executions that reach the body. */
+/* A forwarder: a trivial callee whose one call is a closure call (the
+ * adapter a generic call wraps around a lambda: cast, CALLF the captured
+ * closure, cast back).  It takes no level of max_depth, neither itself nor
+ * for the calls in it: it does nothing of its own, and counting it left
+ * out the lambda behind it exactly where forEach was inlined. */
+static bool forwarder(const VmMethod *m)
+{
+    if (!m || !m->code || m->ncode > IR_TRIVIAL_SIZE)
+        return false;
+    uint32_t calls = 0, closure_calls = 0;
+    for (uint32_t i = 0; i < m->ncode; i++) {
+        uint32_t op = m->code[i].op;
+        calls += op == VM_OP_CALL || op == VM_OP_CALLV || op == VM_OP_CALLI || op == VM_OP_CALLF ||
+                 op == VM_OP_CALLN;
+        closure_calls += op == VM_OP_CALLF;
+    }
+    return calls == 1 && closure_calls == 1;
+}
+
+/* The levels of max_depth inlining callee at call takes: 0 for a forwarder
+ * (never a recursive one: a method inlined into itself goes deeper). */
+static uint32_t levels(const IrFunc *f, const IrInsn *call, const VmMethod *callee)
+{
+    return forwarder(callee) && !recursive(f, call, callee) ? 0u : 1u;
+}
+
 static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void *guard, uint64_t inl_count)
 {
     IrFunc *f = w->f;
     IrInsn call = b->insns[idx];
     VmMethod *callee = cf->method;
-    uint32_t depth = call.depth + 1u;
+    /* the depth max_depth counts: a forwarder's body stays at its call's
+     * (never a recursive one: a method inlined into itself goes deeper) */
+    uint32_t depth = call.depth + levels(f, &call, callee);
+    uint32_t nesting = (call.site ? call.site->depth : 0u) + 1u;
 
     /* the continuation takes the rest of the block */
     IrBlock *cont = ir_block_new(f, b->origin, UINT32_MAX);
@@ -345,7 +376,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
 
     IrInline *site = ir_alloc(f, sizeof *site);
     *site = (IrInline){.callee = callee, .caller = call.origin, .call_pc = call.pc,
-                       .parent = call.site, .depth = depth, .first_local = f->nlocals,
+                       .parent = call.site, .depth = nesting, .first_local = f->nlocals,
                        .guard = gop == IR_GUARD_CLASS ? guard : NULL};
     if (f->ninlines == f->capinlines) {
         uint32_t nc = f->capinlines ? f->capinlines * 2 : 8;
@@ -554,7 +585,8 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             break;
         }
         }
-        if (call->depth + 1 > o->max_depth) {
+        /* max_depth 0 is no inlining at all, forwarders included */
+        if (o->max_depth == 0 || call->depth + levels(f, call, callee) > o->max_depth) {
             decide(f, call, callee, false, "%sdepth limit (max_depth %" PRId64 ")",
                    callee && recursive(f, call, callee) ? "recursive, " : "", o->max_depth);
             continue;

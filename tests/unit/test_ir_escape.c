@@ -240,6 +240,21 @@ TEST(ir_inline_closure_made_here)
         CHECK_INT(test_ir_count_op(f, IR_CLOS) + test_ir_count_op(f, IR_NEW), 0);
     }
     ir_free(f);
+    /* the adapter only forwards: the lambda's call is at its depth (1),
+     * so max_depth 2 reaches the lambda through forEach and the adapter */
+    f = compile(vm, "sum", true, 2);
+    if (f) {
+        const IrDecision *d = decision_for(f, "sum$lambda1");
+        if (d) {
+            CHECK_INT(d->yes, 1);
+            CHECK_INT(d->depth, 1);
+        }
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_FN), 2);
+        for (uint32_t i = 0; i < f->ninlines; i++)   /* the chain still nests */
+            if (!strcmp(f->inlines[i]->callee->name, "sum$lambda1"))
+                CHECK_INT(f->inlines[i]->depth, 3);
+    }
+    ir_free(f);
     f = compile(vm, "kept", true, 3);
     if (f) {
         const IrDecision *d = decision_for(f, "closure");
