@@ -37,18 +37,22 @@ gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_
     return call(g, in->site ? fn_at : fn_plain, g->t_vptr, k, pt, a);
 }
 
-/* The inline fast path of vm_alloc for a small pointer-holding object:
- * obj = the head of t->gc_fl[idx], which is popped, or a jump to slow when
- * the list holds no object (Boehm's gc_inline.h: an entry up to
- * VM_GC_TINY + 1 is a count or empty).  The collector cleared every word
- * but the link before listing the object; the caller writes the header
- * over the link at once.  GC-safe at every instruction: the object is
- * reachable from the list (a root) until the pop, from obj after it, and
- * the link word it still holds until then points into the list as well.
- * Nothing raises here, so no pc is saved; the slow block calls the runtime. */
-static void alloc_pop(Cg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_block *slow)
+/* The inline fast path of vm_alloc for a small object: obj = the head of
+ * t->gc_fl[idx] (t->gc_fl_atomic[idx] for a pointer-free one), which is
+ * popped, or a jump to slow when the list holds no object (Boehm's
+ * gc_inline.h: an entry up to VM_GC_TINY + 1 is a count or empty).  The
+ * collector cleared every word of a pointer-holding object but the link
+ * before listing it, and none of a pointer-free one (the caller clears
+ * that); the caller writes the header over the link at once.  GC-safe at
+ * every instruction: the object is reachable from the list (a root) until
+ * the pop, from obj after it, and the link word it still holds until then
+ * points into the list as well (the atomic lists' links are roots one by
+ * one: vm/object.c).  Nothing raises here, so no pc is saved; the slow
+ * block calls the runtime. */
+static void alloc_pop(Cg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_block *slow, bool atomic)
 {
-    gcc_jit_lvalue *head = elem(g, g->thread, offsetof(VmThread, gc_fl), g->t_vptr, idx);
+    gcc_jit_lvalue *head = elem(g, g->thread, atomic ? offsetof(VmThread, gc_fl_atomic) : offsetof(VmThread, gc_fl),
+                                g->t_vptr, idx);
     assign(g, obj, rv(head));
     gcc_jit_block *ok = blk(g);
     gcc_jit_rvalue *empty = cmp(g, GCC_JIT_COMPARISON_LE, rv(obj), ptr(g, (void *)(uintptr_t)(VM_GC_TINY + 1)));
@@ -98,14 +102,18 @@ static gcc_jit_rvalue *slow_clos(Cg *g, const IrInsn *in)
 void cg_emit_new(Cg *g, const IrInsn *in)
 {
     VmClass *c = in->aux;
-    int idx = c->has_refs ? vm_gc_fl_index(vm_object_size(c)) : -1;
+    size_t size = vm_object_size(c);
+    int idx = c->has_refs || size % sizeof(VmValue) == 0 ? vm_gc_fl_index(size) : -1;
     if (idx < 0) {
         assign(g, g->loc[in->dst], slow_new(g, in));
         return;
     }
     gcc_jit_lvalue *o = temp(g, g->t_vptr);
     gcc_jit_block *slow = blk(g);
-    alloc_pop(g, o, lng(g, idx), slow);
+    alloc_pop(g, o, lng(g, idx), slow, !c->has_refs);
+    if (!c->has_refs)   /* its fields (Vector3D's three floats): zero */
+        for (size_t off = sizeof(void *); off + sizeof(VmValue) <= size; off += sizeof(VmValue))
+            assign(g, mem(g, rv(o), off, g->t_long), lng(g, 0));
     assign(g, mem(g, rv(o), offsetof(VmObject, cls), g->t_vptr), ptr(g, c));
     alloc_join(g, in, o, slow, slow_new);
 }
@@ -212,7 +220,7 @@ void cg_emit_newa(Cg *g, const IrInsn *in)
                                  wrap(g, GCC_JIT_BINARY_OP_MULT, rv(n), lng(g, (int64_t)esz)));
     gcc_jit_rvalue *idx = bin(g, GCC_JIT_BINARY_OP_DIVIDE, g->t_ulong, cast(g, bytes, g->t_ulong),
                               gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, VM_GC_GRANULE));
-    alloc_pop(g, o, idx, slow);
+    alloc_pop(g, o, idx, slow, false);
     assign(g, mem(g, rv(o), offsetof(VmArray, cls), g->t_vptr), ptr(g, vm_array_class(ty)));
     assign(g, mem(g, rv(o), offsetof(VmArray, length), g->t_long), rv(n));
     alloc_join(g, in, o, slow, slow_newa);
@@ -228,7 +236,7 @@ void cg_emit_clos(Cg *g, const IrInsn *in)
     }
     gcc_jit_lvalue *o = temp(g, g->t_vptr);
     gcc_jit_block *slow = blk(g);
-    alloc_pop(g, o, lng(g, idx), slow);
+    alloc_pop(g, o, lng(g, idx), slow, false);
     assign(g, mem(g, rv(o), offsetof(VmClosure, cls), g->t_vptr), ptr(g, vm_closure_class(lam)));
     assign(g, mem(g, rv(o), offsetof(VmClosure, method), g->t_vptr), ptr(g, lam));
     for (int64_t i = 0; i < in->imm.i; i++) {

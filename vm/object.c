@@ -10,8 +10,9 @@
  *   "out of memory" instead of a NULL the caller might miss; only the
  *   vm_try_* variants return NULL, for compiled code, which then retries
  *   with the raising variant after making the frames traces need.
- * - Compiled code pops small pointer-holding objects off t->gc_fl inline
- *   (jit/codegen_obj.c) with the same index (vm_gc_fl_index) and the same
+ * - Compiled code pops small objects off t->gc_fl (pointer-holding) and
+ *   t->gc_fl_atomic (pointer-free) inline (jit/codegen_obj.c) with the
+ *   same index (vm_gc_fl_index) and the same
  *   header the functions here write (vm_object_size, vm_array_class,
  *   vm_closure_class ...).
  * - The heap (fields, elements, registers, free-list links) holds only
@@ -84,6 +85,14 @@ static void GC_CALLBACK push_register_stacks(void)
         /* the free lists' objects are linked through their first word,
          * which the collector traces: the heads keep whole lists */
         GC_push_all(t->gc_fl, t->gc_fl + VM_GC_TINY);
+        /* ... except in atomic objects, which it never scans: each link is
+         * a root of its own (what Boehm's thread-local lists get from
+         * GC_mark_thread_local_free_lists).  A head may be a small count
+         * instead of a pointer (gc_inline.h), and a list a refill's worth. */
+        GC_push_all(t->gc_fl_atomic, t->gc_fl_atomic + VM_GC_TINY);
+        for (int i = 0; i < VM_GC_TINY; i++)
+            for (void **o = t->gc_fl_atomic[i]; (GC_word)o > GC_TINY_FREELISTS + 1; o = *o)
+                GC_push_all(o, o + 1);
     }
     if (prev_push_roots)
         prev_push_roots();
@@ -227,21 +236,42 @@ int vm_gc_fl_index(size_t size)
 
 /* The allocator of every object: NULL when the heap is exhausted (quiet),
  * the run-time error "out of memory" otherwise. */
+static void *alloc_atomic_raw(VmThread *t, size_t size, bool quiet);
+
 static void *alloc(VmThread *t, size_t size, bool atomic, bool quiet)
 {
+    if (atomic) {
+        void *p = alloc_atomic_raw(t, size, quiet);
+        if (p)
+            memset(p, 0, size);   /* pointer-free memory comes uncleared */
+        return p;
+    }
     void *p;
-    int idx = atomic || !t ? -1 : vm_gc_fl_index(size);
+    int idx = t ? vm_gc_fl_index(size) : -1;
     if (idx >= 0) {
-        /* a pointer-holding object from the thread's own free list (the
-         * fast path compiled code inlines; pointer-free objects keep
-         * GC_MALLOC_ATOMIC: their free-list links would not be traced) */
+        /* from the thread's own free list (the fast path compiled code
+         * inlines): Boehm's thread-local lists take a TLS lookup per
+         * allocation through the shared library (__tls_get_addr) */
         GC_FAST_MALLOC_GRANS(p, (size_t)idx, t->gc_fl, 0, GC_I_NORMAL,
                              GC_malloc_kind(size, GC_I_NORMAL), *(void **)p = 0);
     } else {
-        p = atomic ? GC_MALLOC_ATOMIC(size) : GC_MALLOC(size);
-        if (p && atomic)
-            memset(p, 0, size);  /* GC_MALLOC_ATOMIC does not clear */
+        p = GC_MALLOC(size);
     }
+    if (!p && !quiet)
+        vm_raise(t, "out of memory");
+    return p;
+}
+
+/* Pointer-free memory, not cleared (strings fill theirs). */
+static void *alloc_atomic_raw(VmThread *t, size_t size, bool quiet)
+{
+    void *p;
+    int idx = t ? vm_gc_fl_index(size) : -1;
+    if (idx >= 0)
+        GC_FAST_MALLOC_GRANS(p, (size_t)idx, t->gc_fl_atomic, 0, GC_I_PTRFREE,
+                             GC_malloc_kind(size, GC_I_PTRFREE), (void)0);
+    else
+        p = GC_MALLOC_ATOMIC(size);
     if (!p && !quiet)
         vm_raise(t, "out of memory");
     return p;
@@ -340,7 +370,7 @@ static VmString *string_uninit(VmThread *t, int64_t len, bool quiet)
     size_t head = offsetof(VmString, bytes);
     VmString *s = NULL;
     if (len >= 0 && (uint64_t)len <= SIZE_MAX - head - 1)
-        s = GC_MALLOC_ATOMIC(head + (size_t)len + 1);
+        s = alloc_atomic_raw(t, head + (size_t)len + 1, true);
     if (!s) {
         if (quiet)
             return NULL;

@@ -411,11 +411,12 @@ VmObject *vm_try_new_object(VmThread *t, VmClass *c);
 VmArray *vm_try_new_array(VmThread *t, VmType *type, int64_t length);
 VmString *vm_try_string_concat(VmThread *t, VmString *a, VmString *b);
 VmClosure *vm_try_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps);
-/* The layout compiled code allocates inline with (jit/codegen.c): a
- * pointer-holding object of `size` bytes is popped off
- * t->gc_fl[vm_gc_fl_index(size)] (-1 = no free list for that size; the
- * index is (size + VM_GC_SLACK) / VM_GC_GRANULE), then gets the header
- * the vm_new_* functions write. */
+/* The layout compiled code allocates inline with (jit/codegen.c): an
+ * object of `size` bytes is popped off t->gc_fl[vm_gc_fl_index(size)], or
+ * t->gc_fl_atomic[...] if it holds no references (-1 = no free list for
+ * that size; the index is (size + VM_GC_SLACK) / VM_GC_GRANULE), then gets
+ * the header the vm_new_* functions write.  A pointer-holding object comes
+ * zeroed but for its first word (the link); a pointer-free one not at all. */
 #define VM_GC_GRANULE 16   /* == GC_GRANULE_BYTES of 64-bit Boehm GC */
 /* sizes round up to whole granules, with no extra byte for pointers just
  * past the end (object.c: the heap recognizes only pointers to the start) */
@@ -499,10 +500,15 @@ struct VmThread {
      * that a dispatcher reaches its countdown from its t argument with one
      * decrement of memory, whichever thread calls it. */
     int32_t audit[VM_AUDIT_SLOTS][4];
-    /* Small pointer-holding objects come from these per-thread free lists
-     * (Boehm's gc_inline.h, one list per 16-byte size class; object.c):
-     * no lock, no TLS lookup.  Traced as roots with the register stack. */
+    /* Small objects come from these per-thread free lists (Boehm's
+     * gc_inline.h, one list per 16-byte size class; object.c): no lock, no
+     * TLS lookup.  gc_fl holds pointer-holding objects, gc_fl_atomic
+     * pointer-free ones (strings, number arrays, objects without
+     * reference fields).  Both are kept alive by the register-stack root
+     * callback: the first through its heads (the links are traced), the
+     * second object by object (atomic objects are never scanned). */
     void *gc_fl[VM_GC_TINY];
+    void *gc_fl_atomic[VM_GC_TINY];
 };
 
 /* Built-in runtime classes (rkind OBJECT, STRING). */
