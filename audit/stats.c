@@ -455,9 +455,9 @@ static void set_rel(double *rel, double *lo, double *hi, const AuCompare *c)
  * - winner b: every other variant k is shown slower than b by more than
  *   min_effect (the interval of ln(mean_k/mean_b) lies above
  *   ln(1 + min_effect); the paper test: Φ(z) ≥ 1 − α and the estimate
- *   above it).  Two compiled copies of one method differ by about 1% on
- *   the machines measured (docs/auditing.md): a smaller difference says
- *   nothing about the variants' code;
+ *   above it).  Two compiled copies of one method differ by up to about
+ *   2% on the machines measured (docs/auditing.md): a smaller difference
+ *   says nothing about the variants' code;
  * - no-difference (sequential and oracle only): the default (variant 0) is
  *   not shown slower than b, and for every other k the interval of
  *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than

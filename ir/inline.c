@@ -320,9 +320,6 @@ static bool pop(Work *w, IrBlock **bp, uint32_t *ip)
     return false;
 }
 
-/* Replaces b->insns[idx] (a call) by cf's body; guard: the receiver class
- * (GUARD_CLASS) or the closure's lambda (GUARD_FN) for a guarded inline,
- * NULL for a direct one; inl_count: executions that reach the body. */
 /* A forwarder: a trivial callee whose one call is a closure call (the
  * adapter a generic call wraps around a lambda: cast, CALLF the captured
  * closure, cast back).  It takes no level of max_depth, neither itself nor
@@ -349,13 +346,15 @@ static uint32_t levels(const IrFunc *f, const IrInsn *call, const VmMethod *call
     return forwarder(callee) && !recursive(f, call, callee) ? 0u : 1u;
 }
 
+/* Replaces b->insns[idx] (a call) by cf's body; guard: the receiver class
+ * (GUARD_CLASS) or the closure's lambda (GUARD_FN) for a guarded inline,
+ * NULL for a direct one; inl_count: executions that reach the body. */
 static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void *guard, uint64_t inl_count)
 {
     IrFunc *f = w->f;
     IrInsn call = b->insns[idx];
     VmMethod *callee = cf->method;
-    /* the depth max_depth counts: a forwarder's body stays at its call's
-     * (never a recursive one: a method inlined into itself goes deeper) */
+    /* depth: what max_depth counts (levels); nesting: the inline chain */
     uint32_t depth = call.depth + levels(f, &call, callee);
     uint32_t nesting = (call.site ? call.site->depth : 0u) + 1u;
 

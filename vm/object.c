@@ -234,10 +234,23 @@ int vm_gc_fl_index(size_t size)
     return size <= SIZE_MAX - VM_GC_SLACK && granules < VM_GC_TINY ? (int)granules : -1;
 }
 
+/* Pointer-free memory, not cleared (strings fill theirs). */
+static void *alloc_atomic_raw(VmThread *t, size_t size, bool quiet)
+{
+    void *p;
+    int idx = t ? vm_gc_fl_index(size) : -1;
+    if (idx >= 0)
+        GC_FAST_MALLOC_GRANS(p, (size_t)idx, t->gc_fl_atomic, 0, GC_I_PTRFREE,
+                             GC_malloc_kind(size, GC_I_PTRFREE), (void)0);
+    else
+        p = GC_MALLOC_ATOMIC(size);
+    if (!p && !quiet)
+        vm_raise(t, "out of memory");
+    return p;
+}
+
 /* The allocator of every object: NULL when the heap is exhausted (quiet),
  * the run-time error "out of memory" otherwise. */
-static void *alloc_atomic_raw(VmThread *t, size_t size, bool quiet);
-
 static void *alloc(VmThread *t, size_t size, bool atomic, bool quiet)
 {
     if (atomic) {
@@ -262,20 +275,6 @@ static void *alloc(VmThread *t, size_t size, bool atomic, bool quiet)
     return p;
 }
 
-/* Pointer-free memory, not cleared (strings fill theirs). */
-static void *alloc_atomic_raw(VmThread *t, size_t size, bool quiet)
-{
-    void *p;
-    int idx = t ? vm_gc_fl_index(size) : -1;
-    if (idx >= 0)
-        GC_FAST_MALLOC_GRANS(p, (size_t)idx, t->gc_fl_atomic, 0, GC_I_PTRFREE,
-                             GC_malloc_kind(size, GC_I_PTRFREE), (void)0);
-    else
-        p = GC_MALLOC_ATOMIC(size);
-    if (!p && !quiet)
-        vm_raise(t, "out of memory");
-    return p;
-}
 
 void *vm_alloc(VmThread *t, size_t size, bool atomic)
 {
