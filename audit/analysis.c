@@ -24,6 +24,7 @@
 #include "audit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -31,6 +32,8 @@
 
 typedef struct Bakeoff {
     uint32_t id;
+    int slot;                  /* policy slot, or −1 */
+    int32_t every;             /* its rate: 1 timed call in this many */
     double start;
     bool fresh;                /* received samples since its last test */
     AuStats st;
@@ -42,7 +45,7 @@ struct AuAnalysis {
     AuConfig cfg;
     AuDecideFn decide;
     void *ctx;
-    AuPolicyParams policy;
+    AuPolicyParams policy[AU_MAX_SLOTS];
     AuRng rng;
     pthread_mutex_t lock;
     pthread_cond_t wake;       /* stop requests */
@@ -78,8 +81,11 @@ AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
         seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;
     }
     au_rng_seed(&a->rng, seed);
-    a->policy.seed = (uint32_t)au_rng_next(&a->rng);   /* the threads' gaps follow audit.seed too */
-    au_policy_perturb(&a->policy, cfg->sample_every, cfg->burst, cfg->jitter, &a->rng);
+    for (int s = 0; s < AU_MAX_SLOTS; s++) {
+        /* the threads' gaps follow audit.seed too */
+        a->policy[s].seed = (uint32_t)au_rng_next(&a->rng);
+        au_policy_perturb(&a->policy[s], cfg->sample_every, cfg->burst, cfg->jitter, &a->rng);
+    }
     pthread_mutex_init(&a->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -164,11 +170,13 @@ void au_analysis_free(AuAnalysis *a)
     free(a);
 }
 
-uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, double now)
+uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now)
 {
     Bakeoff *b = calloc(1, sizeof *b);
     if (!b)
         return 0;
+    b->slot = slot >= 0 && slot < AU_MAX_SLOTS ? slot : -1;
+    b->every = a->cfg.sample_every;
     if (!au_stats_init(&b->st, nvariants, &a->cfg)) {
         free(b);
         return 0;
@@ -226,6 +234,7 @@ bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
     if (i >= 0) {
         Bakeoff *b = a->bakeoffs[i];
         au_stats_test(&b->st, a->cfg.test, au_now() - b->start, out);
+        out->sample_every = b->every;
     }
     pthread_mutex_unlock(&a->lock);
     return i >= 0;
@@ -264,6 +273,28 @@ static bool too_cheap(const AuConfig *cfg, const AuResult *r)
     return r->v[r->best].mean < cfg->min_cycles;
 }
 
+/* The bakeoff's sampling rate: 1 timed call in cfg->sample_every, or
+ * fewer where a timed call's own cost (cfg->timed_cost cycles: slow path,
+ * two fenced cycle-counter reads, the sample) would exceed
+ * cfg->max_overhead of the method's time — at 1 in 20, a 240-cycle method
+ * pays 120 / (20 × 240) = 2.5%.  The method's time is its fastest
+ * variant's mean, known once every variant has AU_CHEAP_SAMPLES; the
+ * rate then moves with the estimate each round. */
+static int32_t sample_rate(const AuConfig *cfg, const AuResult *r)
+{
+    int32_t every = cfg->sample_every;
+    if (every <= 0 || !(cfg->max_overhead > 0) || !(cfg->timed_cost > 0) || r->best < 0)
+        return every;
+    for (int k = 0; k < r->nvariants; k++)
+        if (r->v[k].samples < AU_CHEAP_SAMPLES)
+            return every;
+    double c = r->v[r->best].mean;
+    double need = c > 0 ? ceil(cfg->timed_cost / (cfg->max_overhead * c)) : (double)AU_MAX_EVERY;
+    if (need > AU_MAX_EVERY)
+        need = AU_MAX_EVERY;
+    return need > every ? (int32_t)need : every;
+}
+
 typedef struct Done {
     uint32_t id;
     double elapsed;
@@ -287,7 +318,10 @@ void au_analysis_step(AuAnalysis *a, double now)
         }
         b->fresh = false;
         Done *d = &done[ndone];
-        if (au_stats_test(&b->st, a->cfg.test, elapsed, &d->r) == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {
+        AuOutcome o = au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
+        b->every = sample_rate(&a->cfg, &d->r);
+        d->r.sample_every = b->every;
+        if (o == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {
             i++;
             continue;
         }
@@ -296,16 +330,24 @@ void au_analysis_step(AuAnalysis *a, double now)
         ndone++;
         bakeoff_free(take(a, i));
     }
-    au_policy_perturb(&a->policy, a->cfg.sample_every, a->cfg.burst, a->cfg.jitter, &a->rng);
+    /* a slot without a bakeoff keeps the base rate for the next one */
+    int32_t every[AU_MAX_SLOTS];
+    for (int s = 0; s < AU_MAX_SLOTS; s++)
+        every[s] = a->cfg.sample_every;
+    for (int i = 0; i < a->nbakeoffs; i++)
+        if (a->bakeoffs[i]->slot >= 0)
+            every[a->bakeoffs[i]->slot] = a->bakeoffs[i]->every;
+    for (int s = 0; s < AU_MAX_SLOTS; s++)
+        au_policy_perturb(&a->policy[s], every[s], a->cfg.burst, a->cfg.jitter, &a->rng);
     pthread_mutex_unlock(&a->lock);
     for (int i = 0; i < ndone; i++)
         if (a->decide)
             a->decide(a->ctx, done[i].id, &done[i].r, done[i].elapsed);
 }
 
-AuPolicyParams *au_analysis_policy(AuAnalysis *a)
+AuPolicyParams *au_analysis_policy(AuAnalysis *a, int slot)
 {
-    return &a->policy;
+    return slot >= 0 && slot < AU_MAX_SLOTS ? &a->policy[slot] : NULL;
 }
 
 void au_analysis_counters(AuAnalysis *a, AuCounters *out)

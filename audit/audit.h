@@ -37,8 +37,8 @@
  *   Weights (w) let loop timings stand for several source iterations;
  *   method timings use w = 1.
  * - The generated dispatcher mirrors au_policy_next() on the state of
- *   au_policy_state(slot) and the shared AuPolicyParams of
- *   au_analysis_policy(); both live as long as the AuAnalysis.
+ *   au_policy_state(slot) and the slot's AuPolicyParams from
+ *   au_analysis_policy(slot); both live as long as the AuAnalysis.
  * - The decision arrives through the AuDecideFn given to
  *   au_analysis_new(); AuResult.install names the variant to install.
  *
@@ -105,6 +105,8 @@ typedef struct AuConfig {
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
     bool oracle;              /* no early stop: one test at max_samples */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
+    double max_overhead;      /* timed calls' cost per audited method, a fraction; 0 = off */
+    double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
     bool paired;              /* audit.paired: variances from paired windows */
 } AuConfig;
 
@@ -113,6 +115,8 @@ typedef struct AuConfig {
  * at once, still AU_RUNNING, by the analysis thread: its samples measure
  * the timer, and the auditor ends it (audit/bakeoff.c). */
 #define AU_CHEAP_SAMPLES 1000
+/* The lowest sampling rate audit.max_overhead picks: 1 call in this many. */
+#define AU_MAX_EVERY 100000
 
 /* From the VM's tunables (vm/tunables.def, audit.*); false with a message
  * when a value is out of range.  (audit/config.c; needs vm/.) */
@@ -223,6 +227,7 @@ typedef struct AuResult {
     int install;               /* what to install: winner, equivalent default, or 0 */
     double confidence;         /* best beats runner-up (corrected for N−1 comparisons) */
     double rel, rel_lo, rel_hi; /* mean(best) / mean(runner_up) − 1, with interval */
+    int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
 
@@ -320,8 +325,9 @@ int au_samples_count(void);
 
 /* ---- dispatch policy (policy.c; thesis Fig. III.9) ----------------------- */
 
-/* Shared by all threads: written by the analysis thread every round (with
- * its random ε), read by dispatchers on their slow path (relaxed). */
+/* One per policy slot, shared by all threads: written by the analysis
+ * thread every round (with its random ε and the slot's bakeoff's rate),
+ * read by dispatchers on their slow path (relaxed). */
 typedef struct AuPolicyParams {
     int32_t reset;             /* clean calls between bursts; < 0: never time */
     int32_t burst;             /* timed calls per burst, ≥ 1 */
@@ -373,9 +379,10 @@ bool au_analysis_start(AuAnalysis *a);
 void au_analysis_stop(AuAnalysis *a);
 /* Stops, then frees everything (running bakeoffs are dropped undecided). */
 void au_analysis_free(AuAnalysis *a);
-/* A new bakeoff of n variants; its id (≥ 1), or 0 when n is out of range
+/* A new bakeoff of n variants sampled through policy slot `slot` (−1:
+ * none, its rate goes nowhere); its id (≥ 1), or 0 when n is out of range
  * or no memory.  `now` in seconds (au_now). */
-uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, double now);
+uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now);
 /* Drops a running bakeoff without a decision; false if unknown. */
 bool au_analysis_cancel(AuAnalysis *a, uint32_t id);
 /* The current state of a running bakeoff; false if unknown or finished. */
@@ -383,7 +390,9 @@ bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out);
 /* One round: drain, trim and sum, test each bakeoff, report decisions,
  * re-randomize the policy.  The thread calls it every cfg->interval. */
 void au_analysis_step(AuAnalysis *a, double now);
-AuPolicyParams *au_analysis_policy(AuAnalysis *a);
+/* The dispatch parameters of policy slot `slot` (NULL when out of range):
+ * the base rate, or the rate of the bakeoff begun on it (audit.max_overhead). */
+AuPolicyParams *au_analysis_policy(AuAnalysis *a, int slot);
 void au_analysis_counters(AuAnalysis *a, AuCounters *out);
 /* CLOCK_MONOTONIC in seconds. */
 double au_now(void);

@@ -362,7 +362,7 @@ static void start(AuAuditor *au, Bake *b)
     VmError err = {{0}};
     bool ok = d != NULL;
     if (d) {
-        d->params = au_analysis_policy(au->an);
+        d->params = au_analysis_policy(au->an, b->slot);
         d->slot = (uint32_t)b->slot;
         d->nvariants = r->nvariants;
         ok = au->compile(au->jit, &rq, &d->tab, &err);
@@ -380,7 +380,7 @@ static void start(AuAuditor *au, Bake *b)
     b->d = d;      /* loaded code refers to it from now on: kept */
     event(au, b, AU_EV_COMPILED);
     /* under mu, so that a decision cannot arrive before b->aid is set */
-    uint32_t aid = au_analysis_begin(au->an, r->nvariants, au_now());
+    uint32_t aid = au_analysis_begin(au->an, r->nvariants, b->slot, au_now());
     if (!aid) {
         fail(au, b, "the analysis cannot take another bakeoff");
         pthread_mutex_unlock(&au->mu);

@@ -45,6 +45,12 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_min_effect < 0 || tun->audit_min_effect >= 10000)
         return vm_fail(err, "tunable 'audit.min_effect' must be in 0..9999 (basis points), got %lld",
                        (long long)tun->audit_min_effect);
+    if (tun->audit_max_overhead < 0 || tun->audit_max_overhead >= 10000)
+        return vm_fail(err, "tunable 'audit.max_overhead' must be in 0..9999 (basis points), got %lld",
+                       (long long)tun->audit_max_overhead);
+    if (tun->audit_timed_cost < 1 || tun->audit_timed_cost > 1000000)
+        return vm_fail(err, "tunable 'audit.timed_cost' must be in 1..1000000 (cycles), got %lld",
+                       (long long)tun->audit_timed_cost);
     *cfg = (AuConfig){
         .test = (AuTest)test,
         .alpha = 1 - tun->audit_confidence / 10000.0,
@@ -65,6 +71,8 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .oracle = tun->audit_oracle != 0,
         .min_cycles = (double)tun->audit_min_cycles,
         .paired = tun->audit_paired != 0,
+        .max_overhead = tun->audit_max_overhead / 10000.0,
+        .timed_cost = (double)tun->audit_timed_cost,
     };
     return true;
 }

@@ -221,6 +221,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"confidence\":", test_name(res->test),
             r->oracle ? "true" : "false");
     json_num(f, has_best ? res->confidence : NAN);
+    fputs(",\"sample_every\":", f);
+    json_num(f, res->sample_every > 0 ? (double)res->sample_every : NAN);
     fputs(",\"relative_difference\":", f);
     json_num(f, has_best ? res->rel : NAN);
     fputs(",\"relative_difference_interval\":", f);

@@ -562,7 +562,7 @@ static void count_sample(void *ctx, const AuSample *s)
 TEST(audit_dispatcher_counts)
 {
     static const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2",
-                                      "audit.jitter=0", "audit.buffer_slots=65536", NULL};
+                                      "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", NULL};
     Env e;
     VmMethod *twice = bake_twice(&e, set, false);
     if (!twice)
@@ -575,7 +575,7 @@ TEST(audit_dispatcher_counts)
         env_free(&e);
         return;
     }
-    AuPolicyParams *p = au_analysis_policy(au_auditor_analysis(e.au));
+    AuPolicyParams *p = au_analysis_policy(au_auditor_analysis(e.au), 0);
     CHECK_INT(p->reset, 8);
     CHECK_INT(p->burst, 2);
     /* the bakeoff's id as the analysis knows it: from the dispatcher's samples */

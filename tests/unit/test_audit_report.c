@@ -93,6 +93,7 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
         res->best = 1;
         res->runner_up = 0;
         res->confidence = 0.9995;
+        res->sample_every = 43;
         res->rel = -0.05, res->rel_lo = -0.07, res->rel_hi = -0.029;
     }
     if (phase == AU_PHASE_DONE) {
@@ -144,7 +145,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":1,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"queued\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":null,"
                       "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"confidence\":null,"
-                      "\"relative_difference\":null,\"relative_difference_interval\":null,"
+                      "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
                       "\"duration\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
@@ -156,7 +157,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":3,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"sampling\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":\"inline4x\","
                       "\"runner_up\":\"default\",\"test\":\"sequential\",\"oracle\":false,"
-                      "\"confidence\":0.9995,\"relative_difference\":-0.05,"
+                      "\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
@@ -212,6 +213,7 @@ TEST(audit_report_json_hostile_records)
     /* NaN and infinities everywhere a number goes */
     r[1] = record(2, AU_PHASE_DONE, AU_WINNER);
     r[1].result.confidence = NAN;
+    r[1].result.sample_every = -1;
     r[1].result.rel = INFINITY;
     r[1].result.rel_lo = -INFINITY;
     r[1].result.v[0].mean = NAN;
@@ -246,7 +248,7 @@ TEST(audit_report_json_hostile_records)
                       "\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd\",\"client\":\"cust\\\"om\"");
     CHECK_CONTAINS(s, "\"options\":\"-O3 \\\"-fx\\\"\\\\\"");
     CHECK_CONTAINS(s, "\"failure\":\"line1\\nline2\\u000d\\u001b[31m\"");
-    CHECK_CONTAINS(s, "\"confidence\":null,\"relative_difference\":null,"
+    CHECK_CONTAINS(s, "\"confidence\":null,\"sample_every\":null,\"relative_difference\":null,"
                       "\"relative_difference_interval\":null,\"t_queued\":null,");
     CHECK_CONTAINS(s, "\"t_decided\":null,\"duration\":null,");
     CHECK_CONTAINS(s, "\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":0.0526,"

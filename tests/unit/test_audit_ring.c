@@ -301,10 +301,10 @@ TEST(audit_ring_analysis_thread)
         return;
     CHECK(au_analysis_start(a));
     CHECK(au_analysis_start(a));             /* already running: fine */
-    uint32_t id = au_analysis_begin(a, 2, au_now());
+    uint32_t id = au_analysis_begin(a, 2, 0, au_now());
     CHECK(id >= 1);
-    CHECK_INT(au_analysis_begin(a, 1, au_now()), 0);
-    uint32_t other = au_analysis_begin(a, 3, au_now());
+    CHECK_INT(au_analysis_begin(a, 1, 1, au_now()), 0);
+    uint32_t other = au_analysis_begin(a, 3, 1, au_now());
     CHECK(other > id);
     AuResult r;
     CHECK(au_analysis_result(a, other, &r) && r.outcome == AU_RUNNING);
@@ -337,7 +337,7 @@ TEST(audit_ring_analysis_thread)
     CHECK(k.invalid >= 1);
     CHECK_INT(k.drain.torn + k.drain.bad, 0);
     /* the dispatch parameters are redrawn every round */
-    AuPolicyParams *p = au_analysis_policy(a);
+    AuPolicyParams *p = au_analysis_policy(a, 0);
     int changes = 0, last = -2;
     for (int i = 0; i < 200 && changes < 3; i++) {
         int reset = __atomic_load_n(&p->reset, __ATOMIC_RELAXED);
@@ -369,7 +369,7 @@ TEST(audit_ring_analysis_step)
     CHECK(a != NULL);
     if (!a)
         return;
-    uint32_t id = au_analysis_begin(a, 2, 100.0);
+    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     au_analysis_step(a, 101.0);
     CHECK_INT(decided(&d), 0);
     for (int i = 0; i < 3000; i++)
@@ -385,4 +385,68 @@ TEST(audit_ring_analysis_step)
     CHECK_INT(d.r.outcome, AU_TIMEOUT);
     CHECK_INT(d.r.install, 0);
     au_analysis_free(a);
+}
+
+/* audit.max_overhead: once each variant has AU_CHEAP_SAMPLES, a method
+ * whose timed calls take c cycles is timed 1 call in
+ * max(sample_every, timed_cost / (max_overhead × c)), through its own
+ * policy slot; the other slots keep the base rate. */
+TEST(audit_ring_rate_follows_cost)
+{
+    AuDrainCounts c = {0};
+    drain_all(ignore, NULL, &c);
+    AuConfig cfg = ring_config();
+    cfg.jitter = 0;
+    cfg.max_overhead = 0.01;
+    cfg.timed_cost = 120;
+    Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    AuAnalysis *a = au_analysis_new(&cfg, decide, &d);
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    CHECK(au_analysis_policy(a, AU_MAX_SLOTS) == NULL);
+    uint32_t cheap = au_analysis_begin(a, 2, 3, 100.0);
+    uint32_t dear = au_analysis_begin(a, 2, 5, 100.0);
+    /* 500 each (450 kept): too few to judge the cost, base rate */
+    for (int i = 0; i < 1000; i++)
+        au_sample_record(cheap, (uint32_t)(i & 1), 280, 1);
+    au_analysis_step(a, 100.1);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
+    /* 280 cycles: 120 / (0.01 × 280) = 42.9, so 1 in 43 */
+    for (int i = 0; i < 2000; i++)
+        au_sample_record(cheap, (uint32_t)(i & 1), 280, 1);
+    au_analysis_step(a, 100.2);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 42);
+    AuResult r;
+    CHECK(au_analysis_result(a, cheap, &r));
+    CHECK_INT(r.sample_every, 43);
+    /* 2,000 cycles: 120 / 20 = 6 < 20, the base rate stays */
+    for (int i = 0; i < 3000; i++)
+        au_sample_record(dear, (uint32_t)(i & 1), 2000, 1);
+    au_analysis_step(a, 100.3);
+    CHECK_INT(au_analysis_policy(a, 5)->reset, 4 * 19);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 42);
+    CHECK_INT(au_analysis_policy(a, 0)->reset, 4 * 19);
+    CHECK(au_analysis_result(a, dear, &r));
+    CHECK_INT(r.sample_every, 20);
+    /* the slot goes back to the base rate when its bakeoff leaves */
+    CHECK(au_analysis_cancel(a, cheap));
+    au_analysis_step(a, 100.4);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
+    CHECK_INT(decided(&d), 0);
+    au_analysis_free(a);
+
+    /* max_overhead 0: the base rate whatever the cost */
+    cfg.max_overhead = 0;
+    a = au_analysis_new(&cfg, decide, &d);
+    CHECK(a != NULL);
+    if (!a)
+        return;
+    cheap = au_analysis_begin(a, 2, 3, 100.0);
+    for (int i = 0; i < 3000; i++)
+        au_sample_record(cheap, (uint32_t)(i & 1), 280, 1);
+    au_analysis_step(a, 100.1);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
+    au_analysis_free(a);
+    drain_all(ignore, NULL, &c);
 }
