@@ -240,6 +240,11 @@ check log-audit-topic 0 "285" -- $T --log=jit,audit run "$D/jitloop.tl"
 check log-audit-typo 2 "unknown log topic 'audt' (did you mean 'audit'?" -- $T --log=audt run "$D/ok.tla"
 check log-audit-tunable 0 "42" -- $T -X audit.log=1 run "$D/ok.tla"
 check help-log-audit 0 "audit (bakeoff events)" -- $T --help
+check audit-max-overhead-range 2 "tunable 'audit.max_overhead' must be in 0..9999 (basis points), got 10000" -- \
+    $T --audit=aa -X audit.max_overhead=10000 run "$D/ok.tla"
+check audit-timed-cost-range 2 "tunable 'audit.timed_cost' must be in 1..1000000 (cycles), got 0" -- \
+    $T --audit=aa -X audit.timed_cost=0 run "$D/ok.tla"
+check help-audit-max-overhead 0 "audit.max_overhead" -- $T --help
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
