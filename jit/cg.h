@@ -47,6 +47,8 @@ typedef struct Cg {
     uint32_t nwheres, capwheres;
     uint32_t ntemps;
     const JitDispatch *disp;       /* a bakeoff's dispatcher: its prologue */
+    gcc_jit_block *null_fail;      /* the function's one null-dereference raise, */
+    gcc_jit_lvalue *null_where;    /*   made on first use, and its site */
 } Cg;
 
 /* ---- small builders ------------------------------------------------------ */
