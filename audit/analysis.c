@@ -260,17 +260,23 @@ static void route(void *ctx, const AuSample *s)
     b->fresh = true;
 }
 
+/* The method's cost per call is known: every variant has AU_CHEAP_SAMPLES. */
+static bool cost_known(const AuResult *r)
+{
+    if (r->best < 0)
+        return false;
+    for (int k = 0; k < r->nvariants; k++)
+        if (r->v[k].samples < AU_CHEAP_SAMPLES)
+            return false;
+    return true;
+}
+
 /* Too cheap to time (AU_CHEAP_SAMPLES): reported at once, on this thread,
  * rather than left to the bakeoff thread, which may be busy compiling
  * other bakeoffs for seconds while a getter pays for 1 timed call in 20. */
 static bool too_cheap(const AuConfig *cfg, const AuResult *r)
 {
-    if (cfg->min_cycles <= 0 || r->best < 0)
-        return false;
-    for (int k = 0; k < r->nvariants; k++)
-        if (r->v[k].samples < AU_CHEAP_SAMPLES)
-            return false;
-    return r->v[r->best].mean < cfg->min_cycles;
+    return cfg->min_cycles > 0 && cost_known(r) && r->v[r->best].mean < cfg->min_cycles;
 }
 
 /* The bakeoff's sampling rate: 1 timed call in cfg->sample_every, or
@@ -283,11 +289,8 @@ static bool too_cheap(const AuConfig *cfg, const AuResult *r)
 static int32_t sample_rate(const AuConfig *cfg, const AuResult *r)
 {
     int32_t every = cfg->sample_every;
-    if (every <= 0 || !(cfg->max_overhead > 0) || !(cfg->timed_cost > 0) || r->best < 0)
+    if (every <= 0 || !(cfg->max_overhead > 0) || !(cfg->timed_cost > 0) || !cost_known(r))
         return every;
-    for (int k = 0; k < r->nvariants; k++)
-        if (r->v[k].samples < AU_CHEAP_SAMPLES)
-            return every;
     double c = r->v[r->best].mean;
     double need = c > 0 ? ceil(cfg->timed_cost / (cfg->max_overhead * c)) : (double)AU_MAX_EVERY;
     if (need > AU_MAX_EVERY)

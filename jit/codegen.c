@@ -125,16 +125,23 @@ JitWhere *cg_where(Cg *g, const IrInsn *in)
     return w;
 }
 
-static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra, gcc_jit_type **et,
-                                  gcc_jit_rvalue **ea)
+/* fn(t, where, extra args…): a jit_rt_raise_* call. */
+static gcc_jit_rvalue *raise_at(Cg *g, void *fn, gcc_jit_rvalue *where, int nextra, gcc_jit_type **et,
+                                gcc_jit_rvalue **ea)
 {
     gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr};
-    gcc_jit_rvalue *a[4] = {g->thread, ptr(g, cg_where(g, in))};
+    gcc_jit_rvalue *a[4] = {g->thread, where};
     for (int i = 0; i < nextra; i++) {
         pt[2 + i] = et[i];
         a[2 + i] = ea[i];
     }
     return call(g, fn, g->t_void, 2 + nextra, pt, a);
+}
+
+static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra, gcc_jit_type **et,
+                                  gcc_jit_rvalue **ea)
+{
+    return raise_at(g, fn, ptr(g, cg_where(g, in)), nextra, et, ea);
 }
 
 /* Closes a failed null check: every one of a function jumps to one shared
@@ -146,9 +153,7 @@ static void fail_null(Cg *g, gcc_jit_block *bad, const IrInsn *in)
     if (!g->null_fail) {
         g->null_where = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "null_where");
         g->null_fail = blk(g);
-        gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
-        gcc_jit_rvalue *a[2] = {g->thread, rv(g->null_where)};
-        end_fail(g, g->null_fail, call(g, FN(jit_rt_raise_null), g->t_void, 2, pt, a));
+        end_fail(g, g->null_fail, raise_at(g, FN(jit_rt_raise_null), rv(g->null_where), 0, NULL, NULL));
     }
     gcc_jit_block_add_assignment(bad, NULL, g->null_where, ptr(g, cg_where(g, in)));
     gcc_jit_block_end_with_jump(bad, NULL, g->null_fail);
