@@ -27,18 +27,21 @@
  *   in a loop costs its frame on every iteration, as HotSpot's
  *   FreqInlineSize assumes;
  * - growth: the function's IR insns after the splice must stay within
- *   max_growth % of its insns before inlining (400 = 4×), or at a hot
- *   site within IR_HOT_BUDGET insns if that is more (a small loop around
- *   its work, main calling advance, would never inline it otherwise) —
+ *   max_growth % of its insns before inlining (400 = 4×), or within
+ *   IR_MIN_BUDGET insns if that is more (4× a small method does not hold
+ *   one callee with its calls), or at a hot site IR_HOT_BUDGET (a small
+ *   loop around its work, main calling advance, would never inline it
+ *   otherwise) —
  *   unless max_growth forbids growth — and within IR_MAX_INSNS whatever
  *   the options say.  A trivial callee (≤ IR_TRIVIAL_SIZE bytecode
  *   instructions: a constructor storing its fields, a getter) may take the
  *   function to 1.5× that cap: its body is about the size of the call it
  *   replaces, and a constructor left out keeps its object on the heap
  *   (ir/escape.c), while the budget often runs out on bigger callees first.
- * Recursive calls are treated like any other: max_depth bounds them.
- * Hottest call sites (by block count) are decided first, so the growth
- * budget goes where the time goes; calls inside inlined bodies become
+ * Recursive calls are decided last (a recursive call popped first goes
+ * back behind every other candidate) and max_depth bounds them.
+ * Otherwise the hottest call sites (by block count) are decided first, so
+ * the growth budget goes where the time goes; calls inside inlined bodies become
  * candidates too (at depth + 1).  Callee block counts are scaled by
  * (count of the call reaching the inlined body) / (callee's calls).
  * Each callee's IR is built once per request and copied at every site.
@@ -250,6 +253,7 @@ typedef struct Cand {
     uint64_t count;
     uint32_t serial, idx;
     IrBlock *b;
+    bool late;                 /* a recursive call, put back behind the rest */
 } Cand;
 
 typedef struct Work {
@@ -262,10 +266,12 @@ typedef struct Work {
 
 static bool before_in(const Cand *a, const Cand *b)
 {
+    if (a->late != b->late)
+        return !a->late;
     return a->count != b->count ? a->count > b->count : a->serial < b->serial;
 }
 
-static void push_entry(Work *w, IrBlock *b, uint32_t idx, uint32_t serial)
+static void push_entry(Work *w, IrBlock *b, uint32_t idx, uint32_t serial, bool late)
 {
     if (w->n == w->cap) {
         uint32_t nc = w->cap ? w->cap * 2 : 64;
@@ -276,7 +282,7 @@ static void push_entry(Work *w, IrBlock *b, uint32_t idx, uint32_t serial)
         w->cap = nc;
     }
     uint32_t i = w->n++;
-    w->heap[i] = (Cand){.count = b->count, .serial = serial, .idx = idx, .b = b};
+    w->heap[i] = (Cand){.count = b->count, .serial = serial, .idx = idx, .b = b, .late = late};
     while (i && before_in(&w->heap[i], &w->heap[(i - 1) / 2])) {
         Cand t = w->heap[i];
         w->heap[i] = w->heap[(i - 1) / 2];
@@ -289,10 +295,10 @@ static void push_entry(Work *w, IrBlock *b, uint32_t idx, uint32_t serial)
 static void push_call(Work *w, IrBlock *b, uint32_t idx)
 {
     b->insns[idx].mark = ++w->serial;
-    push_entry(w, b, idx, w->serial);
+    push_entry(w, b, idx, w->serial, false);
 }
 
-static bool pop(Work *w, IrBlock **bp, uint32_t *ip)
+static bool pop(Work *w, IrBlock **bp, uint32_t *ip, bool *late)
 {
     while (w->n) {
         Cand top = w->heap[0];
@@ -314,6 +320,7 @@ static bool pop(Work *w, IrBlock **bp, uint32_t *ip)
             is_call(top.b->insns[top.idx].op)) {
             *bp = top.b;
             *ip = top.idx;
+            *late = top.late;
             return true;
         }
     }
@@ -369,7 +376,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
         IrInsn *x = ir_append(f, cont, (IrOp)src.op);
         *x = src;
         if (x->mark)   /* an undecided call moves: its entry moves too */
-            push_entry(w, cont, cont->ninsns - 1, x->mark);
+            push_entry(w, cont, cont->ninsns - 1, x->mark, false);
     }
     b->ninsns = idx;
 
@@ -538,7 +545,8 @@ void ir_inline(IrFunc *f, const IrOptions *o)
     uint64_t entries = f->nblocks && f->blocks[0]->count ? f->blocks[0]->count : 1;
     IrBlock *b;
     uint32_t idx;
-    while (pop(&w, &b, &idx)) {
+    bool late;
+    while (pop(&w, &b, &idx, &late)) {
         IrInsn *call = &b->insns[idx];
         call->mark = 0;
         VmMethod *callee = NULL;
@@ -584,6 +592,13 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             break;
         }
         }
+        /* a recursive call waits until every other call has been decided:
+         * unrolling recursion spends the budget its callees' leaf calls
+         * would put to better use (Queens.placeQueen) */
+        if (!late && callee && recursive(f, call, callee)) {
+            push_entry(&w, b, idx, call->mark = ++w.serial, true);
+            continue;
+        }
         /* max_depth 0 is no inlining at all, forwarders included */
         if (o->max_depth == 0 || call->depth + levels(f, call, callee) > o->max_depth) {
             decide(f, call, callee, false, "%sdepth limit (max_depth %" PRId64 ")",
@@ -612,7 +627,8 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             continue;
         }
         uint32_t add = splice_size(cf, guard != NULL);
-        uint64_t cap = hot && growth > 100 && limit < IR_HOT_BUDGET ? IR_HOT_BUDGET : limit;
+        uint64_t floor = growth <= 100 ? 0 : hot ? IR_HOT_BUDGET : IR_MIN_BUDGET;
+        uint64_t cap = limit < floor ? floor : limit;
         bool trivial = callee->ncode <= IR_TRIVIAL_SIZE && growth > 100;
         if (trivial)
             cap += cap / 2;

@@ -76,6 +76,8 @@
                                   growth limit (up to 1.5x; inline.c) */
 #define IR_HOT_BUDGET 400      /* IR insns a function may always grow to by
                                   inlining at hot sites (max_growth > 100) */
+#define IR_MIN_BUDGET 200      /* ... and at any site: a small method's 4x
+                                  is less than one callee with its calls */
 
 enum {                         /* IrOpInfo.flags */
     IR_OPF_TERM = 1u << 0,     /* ends a block; has targets (or returns) */

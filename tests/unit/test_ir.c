@@ -374,9 +374,11 @@ TEST(ir_compile_rejects_abstract)
 
 /* ---- the inliner ------------------------------------------------------------ */
 
+enum { HUGE_SIZE = 185 };   /* bytecode insns of `huge`: with walk, over IR_MIN_BUDGET */
+
 static char *inline_src(void)
 {
-    static char buf[8192];
+    static char buf[16384];
     size_t n = 0;
     n += (size_t)snprintf(buf + n, sizeof buf - n,
         "module \"inl\"\nmain main\n"
@@ -414,6 +416,11 @@ static char *inline_src(void)
         "method absuser (Base) : int static\n  regs int\n  CALLV r1, r0, Base.get\n  RET r1\nend\n"
         "method iface (Named) : int static\n  regs int\n  CALLI r1, r0, Named.name\n  RET r1\nend\n"
         "method natv (int) : void static\n  CALLN _, r0, println_int\n  RETV\nend\n"
+        "method walk (int) : int static\n  regs int\n  JLES r0, 0, done\n  ADDK r1, r0, -1\n"
+        "  CALL r1, r1, walk\n"          /* pc 2: recursive, found first */
+        "  CALL r1, r1, huge\n"          /* pc 3: the same count */
+        "  ADDK r1, r1, 0\n"             /* not trivial (IR_TRIVIAL_SIZE) */
+        "  RET r1\ndone:\n  RET r0\nend\n"
         "method main () : void static\n"
         "  regs int, int, A, B, Cat, int\n"
         "  NEW r2, A\n  NEW r3, B\n  NEW r4, Cat\n  LDI r1, 10\n"
@@ -421,9 +428,16 @@ static char *inline_src(void)
         "  CALL r5, r2, mono\n  CALL r5, r2, poly\n  CALL r5, r3, poly\n"
         "  CALL r5, r4, iface\n  CALL r5, r0, caller\n  CALL r5, r0, chain\n"
         "  CALL r5, r0, fib\n  CALL _, r0, natv\n  CALL r5, r0, hotloop\n"
+        "  LDI r5, 1\n  CALL r5, r5, walk\n  CALL r5, r0, bigcall\n"
         "  LOOP r0, r1, each\n  RETV\nend\n"
         "method big (int) : int static\n");
     for (int i = 0; i < 50; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "  ADDK r0, r0, 1\n");
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "  RET r0\nend\nmethod bigcall (int) : int static\n");
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "  ADDK r0, r0, 1\n");
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "  CALL r0, r0, huge\n  RET r0\nend\nmethod huge (int) : int static\n");
+    for (int i = 0; i < HUGE_SIZE - 1; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "  ADDK r0, r0, 1\n");
     snprintf(buf + n, sizeof buf - n, "  RET r0\nend\n");
     return buf;
@@ -499,6 +513,24 @@ TEST(ir_inline_hot_site)
     test_unload(vm);
 }
 
+/* A recursive call waits until the other calls are decided: in walk the
+ * budget (IR_MIN_BUDGET) holds huge or the recursion, not both, and the
+ * recursion, found first at the same count, used to take it. */
+TEST(ir_inline_recursion_last)
+{
+    Vm *vm = run_src(inline_src());
+    IrOptions o = opts(HUGE_SIZE, 3, 400);
+    IrFunc *f = compile(vm, "walk", &o);
+    if (f) {
+        CHECK(ir_count_insns(f) <= IR_MIN_BUDGET);
+        CHECK_DECISION(f, "walk", 3, 0, true, "static");
+        CHECK_DECISION(f, "walk", 2, 0, false, "growth limit");
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 1);   /* walk's own call */
+    }
+    ir_free(f);
+    test_unload(vm);
+}
+
 TEST(ir_inline_depth_limit)
 {
     Vm *vm = run_src(inline_src());
@@ -548,18 +580,33 @@ TEST(ir_inline_growth_limit)
         CHECK_INT(f->ninlines, 0);
     }
     ir_free(f);
-    /* chain has 2 insns (CALL, RET); d1 adds 5 (CALL, ADDK, MOV for the
-     * RET, MOV for the argument, JMP in, minus the call): 7 <= 8 = 400%.
-     * d1..d3 are trivial (3 bytecode insns <= IR_TRIVIAL_SIZE), so d2
-     * may go to 1.5x the cap: 12 <= 12, and d3 would make 17 */
+    /* chain has 2 insns: 400% of it is less than IR_MIN_BUDGET, which
+     * lets d1..d3 in until max_depth stops them */
     o = opts(40, 3, 400);
     f = compile(vm, "chain", &o);
     if (f) {
         CHECK_DECISION(f, "chain", 0, 0, true, "static");
         CHECK_DECISION(f, "d1", 0, 1, true, "static");
-        CHECK_DECISION(f, "d2", 0, 2, false, "growth limit (17 > 12 insns, max_growth 400%)");
-        CHECK_INT(f->ninlines, 2);
-        CHECK_INT(ir_count_insns(f), 12);
+        CHECK_DECISION(f, "d2", 0, 2, true, "static");
+        CHECK_DECISION(f, "d3", 0, 3, false, "depth limit");
+        CHECK_INT(f->ninlines, 3);
+    }
+    ir_free(f);
+    /* bigcall has 72 insns (300% of it is over IR_MIN_BUDGET), huge adds
+     * HUGE_SIZE + 2 (its insns, the argument's MOV, RET's MOV, JMP in,
+     * minus the call): within 500%, not within 300% */
+    o = opts(HUGE_SIZE, 3, 300);
+    f = compile(vm, "bigcall", &o);
+    if (f) {
+        CHECK_DECISION(f, "bigcall", 70, 0, false, "growth limit (259 > 216 insns, max_growth 300%)");
+        CHECK_INT(f->ninlines, 0);
+    }
+    ir_free(f);
+    o = opts(HUGE_SIZE, 3, 500);
+    f = compile(vm, "bigcall", &o);
+    if (f) {
+        CHECK_DECISION(f, "bigcall", 70, 0, true, "static");
+        CHECK_INT(ir_count_insns(f), 259);
     }
     ir_free(f);
     test_unload(vm);
