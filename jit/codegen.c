@@ -17,12 +17,14 @@
  * - One gccjit local per IR local, typed: int and bool are `long`, float
  *   `double`, references `void *`; non-parameters start at zero.
  * - Entry counts the call (m->prof.calls++, as the interpreter counts the
- *   calls it runs), then pushes a VmFrame {m, pc, base} where vm_interp_entry would (base
- *   = caller's base + caller's nregs), after the same C stack / frame /
- *   register stack checks ("stack overflow" with the caller on top); every
- *   return pops it.  Outside calls t->fp is this frame.  The frame's
- *   register window (and each inline chain frame's) is cleared: compiled
- *   code never writes it, and the collector scans it.
+ *   calls it runs), then pushes a VmFrame {m, pc, base, top} where
+ *   vm_interp_entry would (base = the caller's top), after the same C
+ *   stack and frame checks ("stack overflow" with the caller on top); every
+ *   return pops it.  Outside calls t->fp is this frame.  Its register
+ *   window is empty (top = base), and so is each inline chain frame's:
+ *   compiled code keeps its locals in C, so there is no window to clear
+ *   for the collector, which scans the register stack up to the top
+ *   frame's top.
  * - The OSR entry pushes nothing: the interpreter's frame (t->fp) becomes
  *   the frame, its registers the locals, and every return pops it, as the
  *   interpreter's RET would.
@@ -172,28 +174,6 @@ static void check_index(Cg *g, const IrInsn *in, gcc_jit_rvalue *idx, gcc_jit_rv
     end_fail(g, bad, raise_call(g, FN(jit_rt_raise_bounds), in, 2, et, ea));
 }
 
-/* Clears n registers from p: the register windows of compiled frames and
- * of the inline chain's frames.  Compiled code never writes its window,
- * and the collector scans the register stack up to the top frame's
- * window: uncleared, a window kept what interpreted calls had left there
- * (in DeltaBlue and Havlak whole graphs of earlier iterations, doubling
- * the live heap).  gcc turns the constant-size stores into a few vector
- * stores. */
-enum { CLEAR_INLINE_MAX = 32 };
-
-static void clear_registers(Cg *g, gcc_jit_rvalue *p, uint64_t n)
-{
-    if (n > CLEAR_INLINE_MAX) {
-        gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, g->t_ulong};
-        gcc_jit_rvalue *a[3] = {p, gcc_jit_context_zero(g->c, g->t_int),
-                                gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, (long)(n * sizeof(VmValue)))};
-        eval(g, call(g, FN(memset), g->t_vptr, 3, pt, a));
-        return;
-    }
-    for (uint64_t i = 0; i < n; i++)
-        assign(g, mem(g, p, i * sizeof(VmValue), g->t_long), lng(g, 0));
-}
-
 /* jit_rt_push_chain's pc_of, at compile time */
 static gcc_jit_rvalue *pc_const(Cg *g, const VmMethod *m, uint32_t pc)
 {
@@ -213,9 +193,10 @@ enum { CHAIN_INLINE_MAX = 64 };   /* deeper chains (no inliner goes there) call 
  * The chain is pushed inline (what jit_rt_push_chain does, with every
  * method, pc and register offset a constant): calls from inlined code are
  * common, and the helper's call and loop cost more than the call they
- * prepare.  The levels' frames and registers grow monotonically, so one
- * check of the last level tells whether any would overflow; then the
- * helper runs instead and raises where the interpreter would have. */
+ * prepare.  The levels' frames grow monotonically, so one check of the
+ * last level tells whether any would overflow; then the helper runs
+ * instead and raises where the interpreter would have.  Their register
+ * windows are empty, at the compiled frame's top. */
 void cg_out_begin(Cg *g, const IrInsn *in)
 {
     if (!in->site) {
@@ -231,26 +212,16 @@ void cg_out_begin(Cg *g, const IrInsn *in)
     gcc_jit_rvalue *f0 = rv(g->frame);
     assign(g, mem(g, f0, offsetof(VmFrame, pc), g->t_vptr), pc_const(g, w->lv[0].m, w->lv[0].pc));
     gcc_jit_lvalue *base = temp(g, g->t_vptr);
-    assign(g, base, rv(mem(g, f0, offsetof(VmFrame, base), g->t_vptr)));
-    uint64_t off[CHAIN_INLINE_MAX];   /* registers of level k start at base + off[k] */
-    off[0] = 0;
-    for (uint32_t k = 1; k < n; k++)
-        off[k] = off[k - 1] + w->lv[k - 1].m->nregs;
+    assign(g, base, rv(mem(g, f0, offsetof(VmFrame, top), g->t_vptr)));
     gcc_jit_rvalue *last = ptr_add(g, f0, lng(g, (int64_t)((n - 1) * sizeof(VmFrame))));
-    gcc_jit_rvalue *top = ptr_add(g, rv(base), lng(g, (int64_t)((off[n - 1] + w->lv[n - 1].m->nregs) * sizeof(VmValue))));
-    gcc_jit_rvalue *over = gcc_jit_context_new_binary_op(
-        g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool,
-        cmp(g, GCC_JIT_COMPARISON_GE, last, rv(mem(g, g->thread, offsetof(VmThread, frames_end), g->t_vptr))),
-        cmp(g, GCC_JIT_COMPARISON_GT, top, rv(mem(g, g->thread, offsetof(VmThread, stack_end), g->t_vptr))));
-    gcc_jit_block *bad = fail_if(g, over);
+    gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_GE, last,
+                                        rv(mem(g, g->thread, offsetof(VmThread, frames_end), g->t_vptr))));
     end_fail(g, bad, push_chain_call(g, w));
-    clear_registers(g, ptr_add(g, rv(base), lng(g, (int64_t)(off[1] * sizeof(VmValue)))),
-                    off[n - 1] + w->lv[n - 1].m->nregs - off[1]);
     for (uint32_t k = 1; k < n; k++) {
         gcc_jit_rvalue *fk = ptr_add(g, f0, lng(g, (int64_t)(k * sizeof(VmFrame))));
         assign(g, mem(g, fk, offsetof(VmFrame, m), g->t_vptr), ptr(g, w->lv[k].m));
-        assign(g, mem(g, fk, offsetof(VmFrame, base), g->t_vptr),
-               ptr_add(g, rv(base), lng(g, (int64_t)(off[k] * sizeof(VmValue)))));
+        assign(g, mem(g, fk, offsetof(VmFrame, base), g->t_vptr), rv(base));
+        assign(g, mem(g, fk, offsetof(VmFrame, top), g->t_vptr), rv(base));
         assign(g, mem(g, fk, offsetof(VmFrame, pc), g->t_vptr), pc_const(g, w->lv[k].m, w->lv[k].pc));
     }
     assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), last);
@@ -293,7 +264,7 @@ static void prologue(Cg *g)
     gcc_jit_rvalue *a1[1] = {t};
     gcc_jit_block *bad;
 
-    /* base = fp >= frames ? fp->base + fp->m->nregs : t->stack */
+    /* base = fp >= frames ? fp->top : t->stack */
     assign(g, g->frame0, rv(mem(g, t, offsetof(VmThread, fp), g->t_vptr)));
     gcc_jit_lvalue *base = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "base");
     gcc_jit_block *below = blk(g), *bottom = blk(g), *join = blk(g);
@@ -301,30 +272,24 @@ static void prologue(Cg *g)
     gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_GE, rv(g->frame0), frames),
                                        below, bottom);
     g->cur = below;
-    gcc_jit_rvalue *fm = rv(mem(g, rv(g->frame0), offsetof(VmFrame, m), g->t_vptr));
-    gcc_jit_rvalue *nregs = cast(g, rv(mem(g, fm, offsetof(VmMethod, nregs), g->t_uint)), g->t_long);
-    assign(g, base, ptr_add(g, rv(mem(g, rv(g->frame0), offsetof(VmFrame, base), g->t_vptr)),
-                            bin(g, GCC_JIT_BINARY_OP_MULT, g->t_long, nregs, lng(g, sizeof(VmValue)))));
+    assign(g, base, rv(mem(g, rv(g->frame0), offsetof(VmFrame, top), g->t_vptr)));
     gcc_jit_block_end_with_jump(g->cur, NULL, join);
     g->cur = bottom;
     assign(g, base, rv(mem(g, t, offsetof(VmThread, stack), g->t_vptr)));
     gcc_jit_block_end_with_jump(g->cur, NULL, join);
     g->cur = join;
 
-    /* frames and register stack, as vm_interp_entry checks them */
+    /* the frame stack, as vm_interp_entry checks it; the register stack
+     * needs no check: the window is empty, and the caller's top is in it */
     gcc_jit_rvalue *next = ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame)));
     gcc_jit_rvalue *fend = rv(mem(g, t, offsetof(VmThread, frames_end), g->t_vptr));
-    gcc_jit_rvalue *top = ptr_add(g, rv(base), lng(g, (int64_t)m->nregs * (int64_t)sizeof(VmValue)));
-    gcc_jit_rvalue *send = rv(mem(g, t, offsetof(VmThread, stack_end), g->t_vptr));
-    gcc_jit_rvalue *over = gcc_jit_context_new_binary_op(
-        g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool, cmp(g, GCC_JIT_COMPARISON_GE, next, fend),
-        cmp(g, GCC_JIT_COMPARISON_GT, top, send));
-    bad = fail_if(g, over);
+    bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_GE, next, fend));
     end_fail(g, bad, call(g, FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
 
     assign(g, g->frame, ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame))));
     assign(g, mem(g, rv(g->frame), offsetof(VmFrame, m), g->t_vptr), ptr(g, m));
     assign(g, mem(g, rv(g->frame), offsetof(VmFrame, base), g->t_vptr), rv(base));
+    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, top), g->t_vptr), rv(base));
     assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), ptr(g, m->code));
     assign(g, mem(g, t, offsetof(VmThread, fp), g->t_vptr), rv(g->frame));
 
@@ -337,8 +302,6 @@ static void prologue(Cg *g)
             assign(g, g->loc[i], zero_of(g, cg_local_type(g, (int32_t)i)));
         }
     }
-    /* after the parameters: a caller may have laid them out in the window */
-    clear_registers(g, rv(base), m->nregs);
 }
 
 /* The OSR entry (m == NULL): the interpreter's frame of the method is

@@ -9,8 +9,9 @@
  * Invariants: every raise first makes the frame stack look like the
  * interpreter's at that instruction: the compiled frame's pc at the
  * outermost inlined call, then one frame per inlined level (method, pc,
- * base = previous base + previous nregs, as vm_interp_entry lays out
- * registers).  Helpers that return pop the synthetic frames again.
+ * and an empty register window at the compiled frame's top: inlined code
+ * keeps its locals on the C stack).  Helpers that return pop the
+ * synthetic frames again.
  */
 #include "jit_int.h"
 
@@ -27,13 +28,12 @@ void jit_rt_push_chain(VmThread *t, const JitWhere *w)
     fp->pc = pc_of(w->lv[0].m, w->lv[0].pc);
     for (uint32_t k = 1; k < w->n; k++) {
         VmMethod *m = w->lv[k].m;
-        VmValue *base = fp->base + fp->m->nregs;
-        if (fp + 1 >= t->frames_end || base + m->nregs > t->stack_end)
+        VmValue *base = fp->top;
+        if (fp + 1 >= t->frames_end)
             vm_raise(t, "stack overflow");
-        memset(base, 0, m->nregs * sizeof *base);   /* as compiled code clears windows (codegen.c) */
         fp++;
         fp->m = m;
-        fp->base = base;
+        fp->base = fp->top = base;
         fp->pc = pc_of(m, w->lv[k].pc);
         t->fp = fp;
     }

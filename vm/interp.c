@@ -220,6 +220,7 @@ static inline void site_note(VmCallSite *s, VmClass *c)
             fp++;                                                              \
             fp->m = callee_;                                                   \
             fp->base = nb;                                                     \
+            fp->top = top;                                                     \
             fp->pc = callee_->code;                                            \
             t->fp = fp;                                                        \
             m = callee_;                                                       \
@@ -259,7 +260,7 @@ VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args)
         vm_raise(t, "stack overflow");
 
     VmFrame *fp = t->fp;
-    VmValue *R = fp >= t->frames ? fp->base + fp->m->nregs : t->stack;
+    VmValue *R = fp >= t->frames ? fp->top : t->stack;
     if (unlikely(fp + 1 >= t->frames_end || R + m->nregs > t->stack_end))
         vm_raise(t, "stack overflow");
     if (unlikely(!m->code || !m->ncode))
@@ -275,6 +276,7 @@ VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args)
     fp++;
     fp->m = m;
     fp->base = R;
+    fp->top = R + m->nregs;
     fp->pc = m->code;
     t->fp = fp;
 

@@ -74,7 +74,7 @@ static void GC_CALLBACK push_register_stacks(void)
          * so the live extent is the top frame's. */
         VmFrame *fp = t->fp;
         if (fp && fp >= t->frames && fp < t->frames_end && fp->m) {
-            VmValue *live = fp->base + fp->m->nregs + 1;
+            VmValue *live = fp->top + 1;
             if (live < top)
                 top = live;
         } else if (fp && fp < t->frames) {

@@ -476,11 +476,14 @@ typedef struct VmHooks {
     void *stats_ctx;
 } VmHooks;
 
-/* One active call.  Compiled code keeps one too, so stack traces see it. */
+/* One active call.  Compiled code keeps one too, so stack traces see it;
+ * its locals live on the C stack, so its register window is empty (top ==
+ * base) and needs no clearing. */
 typedef struct VmFrame {
     VmMethod *m;
     const VmInsn *pc;      /* current instruction (for lines) */
     VmValue *base;         /* registers */
+    VmValue *top;          /* end of its registers: the next frame's base */
 } VmFrame;
 
 #define VM_GC_TINY 25   /* == GC_TINY_FREELISTS of 64-bit Boehm GC */

@@ -7,7 +7,9 @@
  * agrees with the sizes the collector hands out, a pointer into an
  * object's interior held only by the C stack keeps it alive (compiled and
  * C code hold such pointers), and one held only by the heap does not (the
- * retention the setting removes).  Objects whose fate is tested are made
+ * retention the setting removes); the register stack is a root only up
+ * to the top frame's top (a compiled frame has no window).  Objects whose
+ * fate is tested are made
  * in a separate function, whose frame is then overwritten, so that no
  * stale copy of their address on the stack decides the outcome.
  */
@@ -215,4 +217,47 @@ TEST(gcheap_atomic_free_lists_survive_collections)
                    (i % 2 && ((VmString *)p)->length != len);
         }
     CHECK_INT((long long)bad, 0);
+}
+
+/* The register stack is scanned up to the top frame's top only: above it
+ * lie dead registers of returned calls.  A compiled frame's window is
+ * empty (top == base): its locals are on the C stack.  So an address left
+ * in the registers of an interpreted call that has returned is not a
+ * root while a compiled frame is on top (it used to be, unless compiled
+ * code cleared a window of its own there: DeltaBlue and Havlak kept whole
+ * graphs of earlier iterations alive); one in a live window is. */
+static __attribute__((noinline)) void *make_linked(void **link)
+{
+    void *o = vm_alloc(heap_thr, 48, false);
+    *link = (void *)GC_HIDE_POINTER(o);
+    CHECK(GC_general_register_disappearing_link(link, o) == GC_SUCCESS);
+    return o;
+}
+
+TEST(gcheap_register_stack_ends_at_top_frame)
+{
+    heap_setup();
+    static VmMethod interp_m, compiled_m;
+    static void *live_link, *dead_link;
+    VmThread *t = heap_thr;
+    VmValue *s = t->stack;
+    VmFrame *saved_fp = t->fp;
+    VmValue *saved_hwm = t->stack_hwm;
+    interp_m.nregs = 4;
+    compiled_m.nregs = 8;   /* its bytecode's; compiled code uses none */
+    t->frames[0] = (VmFrame){.m = &interp_m, .base = s, .top = s + 4};       /* interpreted */
+    t->frames[1] = (VmFrame){.m = &compiled_m, .base = s + 4, .top = s + 4}; /* compiled */
+    t->fp = &t->frames[1];
+    t->stack_hwm = s + 16;
+    s[2].p = make_linked(&live_link);   /* in the interpreted frame's window */
+    s[6].p = make_linked(&dead_link);   /* a returned call's register */
+    scrub_stack();
+    collect_and_churn();
+    CHECK(live_link != NULL);
+    CHECK(dead_link == NULL);
+    GC_unregister_disappearing_link(&live_link);
+    GC_unregister_disappearing_link(&dead_link);
+    memset(s, 0, 16 * sizeof *s);
+    t->fp = saved_fp;
+    t->stack_hwm = saved_hwm;
 }
