@@ -146,12 +146,15 @@ static gcc_jit_rvalue *frame_object(Cg *g, const IrInsn *in, size_t bytes)
         g->slots[g->nslots++] = s;
     }
     gcc_jit_rvalue *o = cast(g, gcc_jit_lvalue_get_address(s, NULL), g->t_vptr);
+    /* size_t, not unsigned long: gccjit tells them apart, and the builtin
+     * takes size_t (a mismatch failed every compile with a frame object) */
+    gcc_jit_type *t_size = gcc_jit_context_get_type(g->c, GCC_JIT_TYPE_SIZE_T);
     gcc_jit_rvalue *a[3] = {o, gcc_jit_context_zero(g->c, g->t_int),
-                            gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, (long)(words * sizeof(VmValue)))};
+                            gcc_jit_context_new_rvalue_from_long(g->c, t_size, (long)(words * sizeof(VmValue)))};
     if (g->memset) {
         eval(g, gcc_jit_context_new_call(g->c, NULL, g->memset, 3, a));
     } else {
-        gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, g->t_ulong};
+        gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, t_size};
         eval(g, call(g, FN(memset), g->t_vptr, 3, pt, a));
     }
     return o;

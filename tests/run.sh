@@ -60,15 +60,27 @@ run_program() {
     local flags args
     flags=$(directive "$file" flags | tr '\n' ' ')
     args=$(directive "$file" args | tr '\n' ' ')
+    # eager and sync compiles log (on the program's own thread, so whole
+    # lines): the log is split off stderr, and its failed compiles are
+    # kept, since a failed compile leaves the program in the interpreter
+    # with the same output (a codegen bug would pass every other check)
+    local log=()
+    [[ $bin == *--jit=sync* || $bin == *--jit=eager* ]] && log=(-X jit.log=1)
     # shellcheck disable=SC2086
-    timeout 60 $bin run $flags "$target" $args >"$TMP/out" 2>"$TMP/err" </dev/null
+    timeout 60 $bin "${log[@]}" run $flags "$target" $args >"$TMP/out" 2>"$TMP/err_all" </dev/null
     status=$?
+    grep -v '^\[[0-9.]*ms\] jit: ' "$TMP/err_all" >"$TMP/err"
+    grep '^\[[0-9.]*ms\] jit: failed' "$TMP/err_all" >"$TMP/jit_failed"
 }
 
 # check_expect FILE LABEL: compares $TMP/out, $TMP/err, $status with the
 # file's expectations
 check_expect() {
     local file=$1 label=$2 want_status=0 msg
+    if [[ -s $TMP/jit_failed ]]; then
+        bad "$label: a JIT compile failed: $(head -1 "$TMP/jit_failed" | cut -c1-200)"
+        return
+    fi
     if grep -q '^[[:space:]]*// expect-error:' "$file"; then
         check_compile_errors "$file" "$label"
         return
