@@ -146,8 +146,8 @@ static gcc_jit_rvalue *frame_object(Cg *g, const IrInsn *in, size_t bytes)
         g->slots[g->nslots++] = s;
     }
     gcc_jit_rvalue *o = cast(g, gcc_jit_lvalue_get_address(s, NULL), g->t_vptr);
-    /* size_t, not unsigned long: gccjit tells them apart, and the builtin
-     * takes size_t (a mismatch failed every compile with a frame object) */
+    /* size_t, not unsigned long: the builtin takes size_t, and gccjit may
+     * tell the two apart (it failed such compiles under --jit=eager) */
     gcc_jit_type *t_size = gcc_jit_context_get_type(g->c, GCC_JIT_TYPE_SIZE_T);
     gcc_jit_rvalue *a[3] = {o, gcc_jit_context_zero(g->c, g->t_int),
                             gcc_jit_context_new_rvalue_from_long(g->c, t_size, (long)(words * sizeof(VmValue)))};
