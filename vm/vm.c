@@ -227,6 +227,12 @@ static void *runner(void *arg)
     return NULL;
 }
 
+static void *join_runner(void *th)
+{
+    pthread_join(*(pthread_t *)th, NULL);
+    return NULL;
+}
+
 int vm_run(Vm *vm, int argc, char **argv)
 {
     VmModule *m = vm->module;
@@ -250,6 +256,8 @@ int vm_run(Vm *vm, int argc, char **argv)
     }
     if (!started)
         return run_here(vm);
-    pthread_join(th, NULL);
+    /* Blocked, this thread is not stopped at each collection: every stop
+     * of the world would otherwise signal it out of its join and back. */
+    GC_do_blocking(join_runner, &th);
     return r.status;
 }
