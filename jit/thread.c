@@ -122,19 +122,19 @@ bool jit_push_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
         jit->heap = h;
         jit->capheap = cap;
     }
-    JitRequest *rq = &jit->heap[jit->nheap];
-    jit_request_init(jit, rq, m);
-    rq->osr_pc = osr_pc;
-    jit->nheap++;
+    JitRequest rq;
+    jit_request_init(jit, &rq, m);
+    rq.osr_pc = osr_pc;
+    /* logged under the lock so "queued" always precedes "compiled"; and
+     * before sift_up moves another request into the slot */
+    if (osr_pc)
+        jit_log(jit, "queued #%llu %s prio=%lld osr@%u", (unsigned long long)rq.id, m->name,
+                (long long)rq.priority, (unsigned)(osr_pc - m->code));
+    else
+        jit_log(jit, "queued #%llu %s prio=%lld", (unsigned long long)rq.id, m->name, (long long)rq.priority);
+    jit->heap[jit->nheap++] = rq;
     sift_up(jit->heap, jit->nheap - 1);
     jit->stats.queued++;
-    /* logged under the lock so "queued" always precedes "compiled" */
-    if (osr_pc)
-        jit_log(jit, "queued #%llu %s prio=%lld osr@%u", (unsigned long long)rq->id, m->name,
-                (long long)rq->priority, (unsigned)(osr_pc - m->code));
-    else
-        jit_log(jit, "queued #%llu %s prio=%lld", (unsigned long long)rq->id, m->name,
-                (long long)rq->priority);
     pthread_cond_signal(&jit->wake);
     return true;
 }

@@ -114,6 +114,32 @@ log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure
 log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \
     -- $T --log=jit --jit=eager -X jit.optset=O3 run "$D/jitloop.tl"
 check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+# a compile id names one method in every line: twelve methods get hot at
+# once (queued while the thread compiles the first), then a loop's OSR
+# request outranks them all and moves up the queue
+{
+    for i in $(seq 1 12); do printf 'fn f%d(x: int): int { return x + %d; }\n' "$i" "$i"; done
+    printf 'fn spin(n: int): int { var s = 0; for i in 0..n { s = s + i %% 7; } return s; }\n'
+    printf 'fn main() {\n    var s = 0;\n    for i in 0..3 {\n'
+    for i in $(seq 1 12); do printf '        s = f%d(s);\n' "$i"; done
+    printf '    }\n    s = s + spin(200000);\n    println(s);\n}\n'
+} >"$D/ids.tl"
+$T --log=jit -X vm.hot_threshold=2 -X vm.osr_threshold=50 run "$D/ids.tl" >"$D/out" 2>"$D/err"
+st=$?
+ids_bad=$(grep -oE 'jit: [a-z]+ #[0-9]+ [^ :]+' "$D/err" |
+    awk '$2 == "queued" { q[$3] = $4; next }
+         !($3 in q) { print $2 " " $3 " " $4 " never queued" }
+         ($3 in q) && q[$3] != $4 { print $3 " queued as " q[$3] ", " $2 " as " $4 }')
+nq=$(grep -c ' jit: queued #' "$D/err")
+if [[ $st -ne 0 || $(cat "$D/out") != 600228 ]]; then
+    echo "FAIL log-jit-ids: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
+elif ((nq < 13)); then
+    echo "FAIL log-jit-ids: $nq queued lines, expected 13 or more"
+elif [[ -n $ids_bad ]]; then
+    echo "FAIL log-jit-ids: $(head -3 <<<"$ids_bad")"
+else
+    echo "PASS log-jit-ids"
+fi
 # jit.dump=units keeps each unit's directory (for perf) and names it; the
 # loaded object in it has the compiled method's symbol
 $T --jit=sync -X vm.hot_threshold=2 -X inline.max_depth=0 -X jit.dump=units run "$D/jitloop.tl" >"$D/out" 2>"$D/err"
