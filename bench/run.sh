@@ -89,20 +89,20 @@ faildir=$root/build/bench-failures   # the output of failed runs
 # bench/README.md.
 awfy_table="
 #            test  outer warmup    inner    suite
-Havlak          1      6      2        1     1500
-CD             10     25     10      100      250
-DeltaBlue       1     25     10    10000    12000
-Json            1     25     10       50      100
-Richards        1     25     10       10      100
+Havlak          1     12      8        1     1500
+CD             10     50     35      100      250
+DeltaBlue       1     60     45    10000    12000
+Json            1     50     35       50      100
+Richards        1     80     60       10      100
 Bounce          1     25     10     1500     1500
-List            1     25     10      600     1500
+List            1     30     16      600     1500
 Mandelbrot      1     25     10      500      500
-NBody           1     10      3   250000   250000
+NBody           1     14     10   250000   250000
 Permute         1     25     10      500     1000
 Queens          1     25     10      800     1000
 Sieve           1     25     10     3000     3000
 Storage         1     25     10      800     1000
-Towers          1     25     10      250      600
+Towers          1     30     15      250      600
 "
 
 usage() {
@@ -341,25 +341,69 @@ warm_value() {
     }'
 }
 
+# jit_settle ITERS W LOG: whether a run's JIT had caught up by the end of
+# its warm-up, from its --log=jit lines (LOG) and its iteration runtimes
+# (ITERS, us). Iteration i ended at the summary line's time minus the
+# runtimes after it. Of the compiles queued before warm-up iteration W
+# ended, prints the iteration during which the last one landed (0: none
+# was queued; OUTER+1: it landed after the last iteration, or was still
+# queued at exit), or "-" without a summary line (the run did not start the
+# JIT). A method that first gets hot later (one called once per iteration)
+# is a new event, not a backlog, and does not count.
+jit_settle() {
+    awk -v list="$1" -v w="$2" '
+        match($0, /^\[[0-9.]+ms\] jit: /) {
+            t = substr($0, 2, index($0, "ms]") - 2) + 0
+            if ($3 == "queued") queued[$4] = t
+            else if ($3 == "compiled" || $3 == "failed" || $3 == "dropped") { ev++; et[ev] = t; eid[ev] = $4; ek[ev] = $3 }
+            else if ($3 == "summary") end = t
+        }
+        END {
+            if (end == "") { print "-"; exit }
+            n = split(list, v, " ")
+            if (w > n) w = n
+            tail = 0
+            for (i = n; i >= 1; i--) { stop[i] = end - tail / 1000; tail += v[i] }
+            wend = w >= 1 ? stop[w] : end - tail / 1000
+            k = 0
+            for (e = 1; e <= ev; e++) {
+                if (!(eid[e] in queued) || queued[eid[e]] > wend) continue
+                if (ek[e] == "dropped") { k = n + 1; continue }
+                for (i = 1; i <= n && stop[i] < et[e]; i++) ;
+                if (i > k) k = i
+            }
+            print k
+        }' "$3"
+}
+
 # run_program P SIDE TAG: one run of program P (index) in configuration
 # SIDE (an index of configs, or "c" for a kernel's C twin), files in
 # $tmp/TAG.*. Sets status, rss_kb, value (AWFY: warm median in us; kernel:
-# wall ms), iters (AWFY: the iteration list), fail (empty, or why it failed).
-# A kernel's output must equal $tmp/P.ref (the C twin's; written by the C run).
+# wall ms), iters (AWFY: the iteration list), settle (AWFY: jit_settle's
+# K), jitfail (the run's failed JIT compiles, counted), fail (empty, or why
+# it failed). Every tally run logs its JIT events (-X jit.log=1) into
+# TAG.jit, apart from its own stderr (TAG.err). A kernel's output must
+# equal $tmp/P.ref (the C twin's; written by the C run).
 run_program() {
     local p=$1 side=$2 tag=$3 name=${prog_name[$1]} kind=${prog_kind[$1]}
-    local out=$tmp/$tag.out err=$tmp/$tag.err
-    fail="" value=null iters=""
+    local out=$tmp/$tag.out err=$tmp/$tag.err log=$tmp/$tag.jit
+    fail="" value=null iters="" settle=- jitfail=0
     if [[ $side == c ]]; then
         run_timed "$out" "$err" "$kbindir/$name" "${prog_inner[p]}"
     elif [[ $kind == kernel ]]; then
         # the configuration's options are words on purpose
         # shellcheck disable=SC2086
-        run_timed "$out" "$err" "$tally" ${configs[side]} run "$root/bench/kernels/$name.tl" "${prog_inner[p]}"
+        run_timed "$out" "$err" "$tally" ${configs[side]} -X jit.log=1 run "$root/bench/kernels/$name.tl" "${prog_inner[p]}"
     else
         # shellcheck disable=SC2086
-        run_timed "$out" "$err" "$tally" ${configs[side]} run "$awfydir/$name.tl" \
+        run_timed "$out" "$err" "$tally" ${configs[side]} -X jit.log=1 run "$awfydir/$name.tl" \
             "${prog_outer[p]}" "${prog_inner[p]}"
+    fi
+    if [[ $side != c ]]; then
+        grep -a -E '^\[[0-9.]+ms\] jit: ' "$err" >"$log"
+        grep -a -v -E '^\[[0-9.]+ms\] jit: ' "$err" >"$err.rest"
+        mv "$err.rest" "$err"
+        jitfail=$(grep -c -E '^\[[0-9.]+ms\] jit: failed ' "$log")
     fi
     if ((status == 124)); then
         fail="timed out after ${timeout_s} s"
@@ -379,14 +423,19 @@ run_program() {
             fail="output is not ${prog_outer[p]} iterations and a total: '$(clean 160 <"$out")'"
         fi
         value=$(warm_value "$iters" "${prog_warm[p]}")
+        settle=$(jit_settle "$iters" "${prog_warm[p]}" "$log")
+    fi
+    if [[ -z $fail ]] && ((quick && jitfail > 0)); then
+        fail="$jitfail failed JIT compile(s): $(grep -m1 ' jit: failed ' "$log" | clean 200)"
     fi
     if [[ -n $fail ]]; then
         # keep what a failed run printed: a failure seen once must be readable
         local keep lab=C
         [[ $side == c ]] || lab=${configs[side]:-plain}
         keep=$faildir/$name.$(tr -c 'A-Za-z0-9=._-' '_' <<<"$lab" | sed 's/_*$//')
-        if mkdir -p "$faildir" && cp "$out" "$keep.out" && cp "$err" "$keep.err"; then
-            fail+=" (output in ${keep#"$root"/}.out, .err)"
+        if mkdir -p "$faildir" && cp "$out" "$keep.out" && cp "$err" "$keep.err" &&
+            { [[ ! -f $log ]] || cp "$log" "$keep.jit"; }; then
+            fail+=" (output in ${keep#"$root"/}.out, .err, .jit)"
         fi
     fi
 }
@@ -460,9 +509,10 @@ fi
 # ---- full mode: the runs ------------------------------------------------------------
 # per program P and side S (config index, or c): vals[P,S] the runs' values
 # (AWFY: warm median us; kernels: wall ms), rss[P,S] their peak RSS (KB),
-# its[P,S] the AWFY runs' iteration lists separated by ';', bad[P,S] why
-# the configuration failed (its later runs are skipped).
-declare -A vals rss its bad
+# its[P,S] the AWFY runs' iteration lists separated by ';', stl[P,S] the
+# AWFY runs' jit_settle values, jf[P,S] their failed JIT compiles, bad[P,S]
+# why the configuration failed (its later runs are skipped).
+declare -A vals rss its stl jf bad
 total=0
 for ((p = 0; p < nprog; p++)); do
     total=$((total + runs * ncfg))
@@ -492,9 +542,17 @@ for ((r = 1; r <= runs; r++)); do
                 continue
             fi
             vals[$p,$s]+="$value "
+            jf[$p,$s]=$((${jf[$p,$s]:-0} + jitfail))
             if [[ ${prog_kind[p]} == awfy ]]; then
                 its[$p,$s]+="${its[$p,$s]:+;}$iters"
-                echo "$prefix $(awk -v v="$value" 'BEGIN { printf "%.2f", v / 1000 }') ms/iter, $mb MB" >&2
+                stl[$p,$s]+="$settle "
+                case $settle in
+                    -) note="" ;;
+                    0) note=", nothing queued in the warm-up" ;;
+                    *) ((settle > ${prog_outer[p]})) && note=", the warm-up's compiles still queued at the end" ||
+                        note=", the warm-up's last compile in iteration $settle" ;;
+                esac
+                echo "$prefix $(awk -v v="$value" 'BEGIN { printf "%.2f", v / 1000 }') ms/iter, $mb MB$note" >&2
             else
                 echo "$prefix $value ms, $mb MB" >&2
             fi
@@ -528,6 +586,16 @@ for ((p = 0; p < nprog; p++)); do
     done
     pstatus+=("$st")
 done
+
+# unsettled P C: true when a run of P in config C was still compiling after
+# its warm-up iterations (its measured iterations include code that changed)
+unsettled() {
+    local k
+    for k in ${stl[$1,$2]:-}; do
+        [[ $k != - ]] && ((k > ${prog_warm[$1]})) && return 0
+    done
+    return 1
+}
 
 # geo_of KIND ARRAY C: geometric mean of ARRAY[P,C] over the programs of KIND
 geo_of() {
@@ -567,6 +635,7 @@ rss_cells() {  # P SIDES...: the largest RSS of each side, joined by '/'
 }
 allc=()
 for ((ci = 0; ci < ncfg; ci++)); do allc+=("$ci"); done
+any_unsettled=0
 
 echo
 echo "configurations (time ratios are to #1; < 1 is faster):"
@@ -583,7 +652,11 @@ if ((n_awfy)); then
     for ((p = 0; p < nprog; p++)); do
         [[ ${prog_kind[p]} == awfy ]] || continue
         l=$(printf '%-11s %5s %4s %6s' "${prog_name[p]}" "${prog_outer[p]}" "${prog_warm[p]}" "${prog_inner[p]}")
-        for ((ci = 0; ci < ncfg; ci++)); do l+=$(printf ' %10s' "$(cell "${med[$p,$ci]}")"); done
+        for ((ci = 0; ci < ncfg; ci++)); do
+            v=$(cell "${med[$p,$ci]}")
+            unsettled "$p" "$ci" && v+="*" && any_unsettled=1
+            l+=$(printf ' %10s' "$v")
+        done
         for ((ci = 1; ci < ncfg; ci++)); do l+=$(printf ' %7s' "$(cell "${rfirst[$p,$ci]}" -)"); done
         l+=$(printf '  %-16s %s' "$(rss_cells "$p" "${allc[@]}")" "${pstatus[p]}")
         echo "$l"
@@ -592,6 +665,17 @@ if ((n_awfy)); then
     for ((ci = 0; ci < ncfg; ci++)); do l+=$(printf ' %10s' ""); done
     for ((ci = 1; ci < ncfg; ci++)); do l+=$(printf ' %7s' "$(cell "${geo_awfy[$ci]}" -)"); done
     echo "$l"
+    if ((any_unsettled)); then
+        echo "* methods hot before the end of the warm-up were still being compiled after it (per run, the"
+        echo "  iteration in which the last of them arrived; > outer: not by the end), so the value"
+        echo "  includes iterations that ran without their code:"
+        for ((p = 0; p < nprog; p++)); do
+            for ((ci = 0; ci < ncfg; ci++)); do
+                unsettled "$p" "$ci" || continue
+                echo "  ${prog_name[p]} [$(label "$ci")]: ${stl[$p,$ci]% } (warm-up ${prog_warm[p]})"
+            done
+        done
+    fi
 fi
 if ((n_k)); then
     echo
@@ -626,6 +710,12 @@ for ((p = 0; p < nprog; p++)); do
     done
 done
 ((${#missing[@]})) && echo "missing (no ${awfydir#"$root"/}/NAME.tl yet): ${missing[*]}"
+for ((p = 0; p < nprog; p++)); do
+    for ((ci = 0; ci < ncfg; ci++)); do
+        ((${jf[$p,$ci]:-0})) &&
+            echo "note: ${prog_name[p]} [$(label "$ci")]: ${jf[$p,$ci]} failed JIT compile(s) over its runs (the method stayed in its previous tier)"
+    done
+done
 
 # ---- results.json -------------------------------------------------------------------------
 json_cfgs() {  # the configurations as a JSON array of strings
@@ -689,6 +779,8 @@ dirty=false
                 "$(jstr "${configs[ci]}")" "${med[$p,$ci]}" "${rfirst[$p,$ci]}"
             printf '       "runs_ms_per_iteration": %s, "max_rss_kb": %s, "failure": "%s",\n' \
                 "$(json_runs_ms "$p" "$ci")" "$(json_array "${rss[$p,$ci]:-}")" "$(jstr "${bad[$p,$ci]:-}")"
+            printf '       "warmup_compiles_done_in_iteration": %s, "failed_compiles": %s,\n' \
+                "$(json_array "$(tr -- '-' 0 <<<"${stl[$p,$ci]:-}")")" "${jf[$p,$ci]:-0}"
             printf '       "iterations_us": %s}%s\n' "$(json_runs_iters "$p" "$ci")" "$( ((ci < ncfg - 1)) && echo ,)"
         done
         printf '    ]}'
