@@ -95,11 +95,11 @@ DeltaBlue       1     60     45    10000    12000
 Json            1     50     35       50      100
 Richards        1     80     60       10      100
 Bounce          1     25     10     1500     1500
-List            1     30     16      600     1500
+List            1     35     20      600     1500
 Mandelbrot      1     25     10      500      500
 NBody           1     14     10   250000   250000
 Permute         1     25     10      500     1000
-Queens          1     25     10      800     1000
+Queens          1     30     15      800     1000
 Sieve           1     25     10     3000     3000
 Storage         1     25     10      800     1000
 Towers          1     30     15      250      600

@@ -264,20 +264,11 @@ static void prologue(Cg *g)
     gcc_jit_rvalue *a1[1] = {t};
     gcc_jit_block *bad;
 
-    /* base = fp >= frames ? fp->top : t->stack */
+    /* base = fp->top (with no frame yet, fp is the sentinel below
+     * t->frames, whose top is t->stack) */
     assign(g, g->frame0, rv(mem(g, t, offsetof(VmThread, fp), g->t_vptr)));
     gcc_jit_lvalue *base = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "base");
-    gcc_jit_block *below = blk(g), *bottom = blk(g), *join = blk(g);
-    gcc_jit_rvalue *frames = rv(mem(g, t, offsetof(VmThread, frames), g->t_vptr));
-    gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_GE, rv(g->frame0), frames),
-                                       below, bottom);
-    g->cur = below;
     assign(g, base, rv(mem(g, rv(g->frame0), offsetof(VmFrame, top), g->t_vptr)));
-    gcc_jit_block_end_with_jump(g->cur, NULL, join);
-    g->cur = bottom;
-    assign(g, base, rv(mem(g, t, offsetof(VmThread, stack), g->t_vptr)));
-    gcc_jit_block_end_with_jump(g->cur, NULL, join);
-    g->cur = join;
 
     /* the frame stack, as vm_interp_entry checks it; the register stack
      * needs no check: the window is empty, and the caller's top is in it */
@@ -324,6 +315,11 @@ static void osr_prologue(Cg *g)
             assign(g, g->loc[i], zero_of(g, cg_local_type(g, (int32_t)i)));
         }
     }
+    /* The registers are dead now: the frame becomes a compiled one, with an
+     * empty window, so that they are no roots while the frame lives and
+     * its callees' frames start at its base, as they would for a frame
+     * the compiled entry pushed. */
+    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, top), g->t_vptr), cast(g, g->args, g->t_vptr));
     gcc_jit_block_end_with_jump(g->cur, NULL, g->bb_osr[g->osr_head->id]);
 }
 

@@ -191,6 +191,20 @@ else
     echo "PASS stats-layout"
 fi
 [[ ! -e $D/s2.json.tmp ]] && echo "PASS stats-no-tmp" || echo "FAIL stats-no-tmp: $D/s2.json.tmp left behind"
+# the collector's counters: a program that allocates 64 MB in 16-byte
+# objects makes the collector run, and every byte is counted
+printf 'class P { a: int; init(a: int) { self.a = a; } }\nfn main() {\n    var s = 0;\n    for i in 0..4000000 { let p = P(i); s = s + p.a %% 3; }\n    println(s);\n}\n' >"$D/alloc.tl"
+check stats-gc-run 0 "3999999" -- $T --jit=off run --stats="$D/s3.json" "$D/alloc.tl"
+gc_line=$(grep -o '"gc":{[^}]*}' "$D/s3.json" 2>/dev/null)
+if ! json_ok "$D/s3.json"; then
+    echo "FAIL stats-gc: $(cat "$D/jc.out")"
+elif [[ ! $gc_line =~ \"collections\":([0-9]+),\"bytes_allocated\":([0-9]+),\"heap_bytes\":([0-9]+),\"collect_ms\":([0-9]+) ]]; then
+    echo "FAIL stats-gc: no gc member: '$gc_line'"
+elif ((BASH_REMATCH[1] < 1 || BASH_REMATCH[2] < 4000000 * 16 || BASH_REMATCH[3] < 1)); then
+    echo "FAIL stats-gc: counters too small: '$gc_line'"
+else
+    echo "PASS stats-gc"
+fi
 check stats-unwritable 2 "cannot write '/nonexistent-dir/s.json.tmp'" -- $T run --stats=/nonexistent-dir/s.json "$D/ok.tla"
 [[ $(head -1 "$D/out") == 42 ]] && echo "PASS stats-unwritable-runs" || echo "FAIL stats-unwritable-runs: $(head -2 "$D/out")"
 

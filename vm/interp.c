@@ -260,7 +260,7 @@ VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args)
         vm_raise(t, "stack overflow");
 
     VmFrame *fp = t->fp;
-    VmValue *R = fp >= t->frames ? fp->top : t->stack;
+    VmValue *R = fp->top;   /* the sentinel's, below the first frame, is t->stack */
     if (unlikely(fp + 1 >= t->frames_end || R + m->nregs > t->stack_end))
         vm_raise(t, "stack overflow");
     if (unlikely(!m->code || !m->ncode))

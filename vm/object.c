@@ -194,6 +194,7 @@ void vm_gc_init(Vm *vm)
         if (vm && vm->tun.gc_initial_heap > 0)
             GC_expand_hp((size_t)vm->tun.gc_initial_heap);
         GC_allow_register_threads();
+        GC_start_performance_measurement();   /* collect_ms in vm_gc_stats */
         GC_set_oom_fn(oom_returns_null);
         GC_set_warn_proc(filter_warnings);
         prev_push_roots = GC_get_push_other_roots();
@@ -204,6 +205,16 @@ void vm_gc_init(Vm *vm)
      * unlimited), so a VM never inherits the limit of one made before it */
     if (vm)
         GC_set_max_heap_size(vm->tun.gc_max_heap > 0 ? (GC_word)vm->tun.gc_max_heap : 0);
+}
+
+VmGcStats vm_gc_stats(void)
+{
+    /* unsynchronized getters: a reader on another thread may see a count
+     * one collection old, never a torn word */
+    return (VmGcStats){.collections = GC_get_gc_no(),
+                       .bytes_allocated = GC_get_total_bytes(),
+                       .heap_bytes = GC_get_heap_size(),
+                       .collect_ms = GC_get_full_gc_total_time()};
 }
 
 int vm_gc_register_thread(void)

@@ -251,7 +251,11 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
         fputs(i ? ",\n" : "\n", f);
         write_method(f, &mod->methods[i], starts, counts);
     }
-    fputc(']', f);
+    VmGcStats gc = vm_gc_stats();
+    fprintf(f,
+            "],\n\"gc\":{\"collections\":%" PRIu64 ",\"bytes_allocated\":%" PRIu64 ",\"heap_bytes\":%" PRIu64
+            ",\"collect_ms\":%" PRIu64 "}",
+            gc.collections, gc.bytes_allocated, gc.heap_bytes, gc.collect_ms);
     if (vm && vm->hooks.stats_extra)
         vm->hooks.stats_extra(vm, f, vm->hooks.stats_ctx);
     fputs("}\n", f);

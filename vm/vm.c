@@ -118,17 +118,22 @@ VmThread *vm_thread_new(Vm *vm)
     t->vm = vm;
     /* calloc of a large block maps fresh zero pages: nothing touched yet */
     t->stack = calloc((size_t)slots, sizeof(VmValue));
-    t->frames = calloc((size_t)frames, sizeof(VmFrame));
-    if (!t->stack || !t->frames || !vm_gc_add_thread(t)) {
+    /* frames[-1] is a sentinel: the "no frame yet" top frame, whose empty
+     * window ends where the first frame's begins, so that a call finds its
+     * base in fp->top without testing whether there is a caller */
+    VmFrame *fr = calloc((size_t)frames + 1, sizeof(VmFrame));
+    if (!t->stack || !fr || !vm_gc_add_thread(t)) {
         free(t->stack);
-        free(t->frames);
+        free(fr);
         free(t);
         return NULL;
     }
+    t->frames = fr + 1;
     t->stack_end = t->stack + slots;
     t->stack_hwm = t->stack;
     t->frames_end = t->frames + frames;
     t->fp = t->frames - 1;
+    t->fp->base = t->fp->top = t->stack;
 
     /* The limit is the calling thread's real stack bottom plus a margin for
      * natives, printing and libc. */
@@ -163,7 +168,7 @@ void vm_thread_free(VmThread *t)
     if (t->vm && t->vm->main == t)
         t->vm->main = NULL;
     free(t->stack);
-    free(t->frames);
+    free(t->frames - 1);
     free(t);
 }
 

@@ -493,7 +493,7 @@ struct VmThread {
     VmValue *stack, *stack_end;   /* register stack */
     VmValue *stack_hwm;           /* highest register ever used (GC scans below) */
     VmFrame *frames, *frames_end; /* frame stack */
-    VmFrame *fp;                  /* top frame; frames - 1 when none */
+    VmFrame *fp;                  /* top frame; the sentinel frames - 1 (top = stack) when none */
     char *cstack_limit;           /* lowest safe C stack address */
     jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
     int status;                   /* exit status after unwinding */
@@ -575,6 +575,14 @@ void vm_gc_unregister_thread(void);
  * and vm_thread_free call these). */
 bool vm_gc_add_thread(VmThread *t);
 void vm_gc_remove_thread(VmThread *t);
+/* The collector's counters, process-wide since it started (--stats "gc"). */
+typedef struct VmGcStats {
+    uint64_t collections;      /* collections so far */
+    uint64_t bytes_allocated;  /* bytes allocated so far */
+    uint64_t heap_bytes;       /* the heap's current size */
+    uint64_t collect_ms;       /* time in collections (mark and the eager part of sweep) */
+} VmGcStats;
+VmGcStats vm_gc_stats(void);
 
 /* builtins.c / native.c */
 VmBuiltinFn vm_builtin_lookup(const char *symbol, const char **signature);
