@@ -114,6 +114,22 @@ log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure
 log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \
     -- $T --log=jit --jit=eager -X jit.optset=O3 run "$D/jitloop.tl"
 check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+# a method entered once when it got hot gets OSR code only; its ordinary
+# entry is requested when a later call comes back through that OSR code
+# (its back edges use up the countdown, so the call itself may not ask)
+# (the first call is long enough for its OSR code to arrive during it)
+printf 'fn work(n: int): int {\n    var s = 0;\n    for i in 0..n { s = s + i %% 7; }\n    return s;\n}\nfn main() {\n    var t = work(50000000);\n    for k in 0..40 { t = t + work(300000); }\n    println(t);\n}\n' >"$D/again.tl"
+$T --log=jit run "$D/again.tl" >"$D/out" 2>"$D/err"
+st=$?
+if [[ $st -ne 0 || $(cat "$D/out") != 185999877 ]]; then
+    echo "FAIL log-jit-entry-after-osr: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
+elif ! grep -qE ' jit: deferred #[0-9]+ work: ' "$D/err"; then
+    echo "FAIL log-jit-entry-after-osr: work's entry was not deferred: $(grep ' work' "$D/err" | head -4)"
+elif ! sed -n '/ jit: deferred #[0-9]* work: /,$p' "$D/err" | grep -qE ' jit: queued #[0-9]+ work prio=[0-9]+$'; then
+    echo "FAIL log-jit-entry-after-osr: the entry was never requested: $(grep ' work' "$D/err" | head -4)"
+else
+    echo "PASS log-jit-entry-after-osr"
+fi
 # a compile id names one method in every line: twelve methods get hot at
 # once (queued while the thread compiles the first), then a loop's OSR
 # request outranks them all and moves up the queue

@@ -67,7 +67,12 @@ static __attribute__((noinline, cold)) const VmOsr *backedge_hot(VmThread *t, Vm
     o = __atomic_load_n(&m->osr, __ATOMIC_ACQUIRE);
     if (!o || o->pc != to)
         return NULL;
-    m->prof.osr_entries++;
+    /* Entering OSR code again means a later call of a method whose
+     * ordinary entry the tiers put off until it was called again (entered
+     * once when it got hot).  Such a call seldom reaches the hot hook in
+     * INVOKE, as its back edges use up the countdown: tell the tiers here. */
+    if (++m->prof.osr_entries > 1 && vm->hooks.hot && m->entry == vm_interp_entry)
+        vm->hooks.hot(vm, m, NULL);
     return o;
 }
 
