@@ -93,8 +93,8 @@ Havlak          1     12      8        1     1500
 CD             10     50     35      100      250
 DeltaBlue       1     60     45    10000    12000
 Json            1     50     35       50      100
-Richards        1     80     60       10      100
-Bounce          1     25     10     1500     1500
+Richards        1    100     75       10      100
+Bounce          1     30     15     1500     1500
 List            1     35     20      600     1500
 Mandelbrot      1     25     10      500      500
 NBody           1     14     10   250000   250000
