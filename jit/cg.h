@@ -43,6 +43,7 @@ typedef struct Cg {
     gcc_jit_function *expect;      /* __builtin_expect, NULL if unavailable */
     gcc_jit_function *sqrt;        /* __builtin_sqrt, NULL if unavailable */
     gcc_jit_function *memset;      /* __builtin_memset, NULL if unavailable */
+    gcc_jit_function *prefetch;    /* __builtin_prefetch, NULL if unavailable */
     JitWhere **wheres;             /* owned until the compile succeeds */
     uint32_t nwheres, capwheres;
     uint32_t ntemps;

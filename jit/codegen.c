@@ -853,6 +853,7 @@ static void types(Cg *g)
     g->expect = gcc_jit_context_get_builtin_function(c, "__builtin_expect");
     g->sqrt = gcc_jit_context_get_builtin_function(c, "__builtin_sqrt");
     g->memset = gcc_jit_context_get_builtin_function(c, "__builtin_memset");
+    g->prefetch = gcc_jit_context_get_builtin_function(c, "__builtin_prefetch");
     g->t_int = gcc_jit_context_get_type(c, GCC_JIT_TYPE_INT);
 }
 

@@ -39,8 +39,8 @@ gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_
 
 /* The inline fast path of vm_alloc for a small object: obj = the head of
  * t->gc_fl[idx] (t->gc_fl_atomic[idx] for a pointer-free one), which is
- * popped, or a jump to slow when the list holds no object (Boehm's
- * gc_inline.h: an entry up to VM_GC_TINY + 1 is a count or empty).  The
+ * popped, or a jump to slow when the list holds no object (a head up to
+ * VM_GC_FL_EMPTY; object.c's fl_pop, which refills it).  The
  * collector cleared every word of a pointer-holding object but the link
  * before listing it, and none of a pointer-free one (the caller clears
  * that); the caller writes the header over the link at once.  GC-safe at
@@ -55,10 +55,19 @@ static void alloc_pop(Cg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_b
                                 g->t_vptr, idx);
     assign(g, obj, rv(head));
     gcc_jit_block *ok = blk(g);
-    gcc_jit_rvalue *empty = cmp(g, GCC_JIT_COMPARISON_LE, rv(obj), ptr(g, (void *)(uintptr_t)(VM_GC_TINY + 1)));
+    gcc_jit_rvalue *empty = cmp(g, GCC_JIT_COMPARISON_LE, rv(obj), ptr(g, (void *)(uintptr_t)VM_GC_FL_EMPTY));
     gcc_jit_block_end_with_conditional(g->cur, NULL, unlikely(g, empty), slow, ok);
     g->cur = ok;
-    assign(g, head, rv(mem(g, rv(obj), 0, g->t_vptr)));
+    gcc_jit_lvalue *next = temp(g, g->t_vptr);
+    assign(g, next, rv(mem(g, rv(obj), 0, g->t_vptr)));
+    assign(g, head, rv(next));
+    /* the next object of this size comes from memory the sweep touched
+     * long ago: fetch it now, while this one is being filled, or the next
+     * pop waits for it (a count or NULL there does not fault) */
+    if (g->prefetch) {
+        gcc_jit_rvalue *a[2] = {rv(next), gcc_jit_context_new_rvalue_from_int(g->c, g->t_int, 1)};
+        gcc_jit_block_add_eval(g->cur, NULL, gcc_jit_context_new_call(g->c, NULL, g->prefetch, 2, a));
+    }
 }
 
 /* Ends an inline allocation: the fast path (g->cur, header written) and

@@ -486,7 +486,14 @@ typedef struct VmFrame {
     VmValue *top;          /* end of its registers: the next frame's base */
 } VmFrame;
 
-#define VM_GC_TINY 25   /* == GC_TINY_FREELISTS of 64-bit Boehm GC */
+/* Per-thread free lists, one per 16-byte size class up to 1 KB: past
+ * Boehm's own 25 tiny classes (400 bytes), so that AWFY's 50-slot vector
+ * storage (416 bytes, Havlak's most allocated object) is popped inline
+ * too instead of taking the collector's lock. */
+#define VM_GC_FL 65
+/* a head at most this is no object: empty (NULL) or, on the 25 lists
+ * Boehm's gc_inline.h fills, one of its counts */
+#define VM_GC_FL_EMPTY 26
 
 struct VmThread {
     Vm *vm;
@@ -503,15 +510,16 @@ struct VmThread {
      * that a dispatcher reaches its countdown from its t argument with one
      * decrement of memory, whichever thread calls it. */
     int32_t audit[VM_AUDIT_SLOTS][4];
-    /* Small objects come from these per-thread free lists (Boehm's
-     * gc_inline.h, one list per 16-byte size class; object.c): no lock, no
-     * TLS lookup.  gc_fl holds pointer-holding objects, gc_fl_atomic
+    /* Small objects come from these per-thread free lists (one per
+     * 16-byte size class, refilled a block at a time by Boehm's
+     * GC_generic_malloc_many; object.c): no lock, no TLS lookup.  gc_fl
+     * holds pointer-holding objects, gc_fl_atomic
      * pointer-free ones (strings, number arrays, objects without
      * reference fields).  Both are kept alive by the register-stack root
      * callback: the first through its heads (the links are traced), the
      * second object by object (atomic objects are never scanned). */
-    void *gc_fl[VM_GC_TINY];
-    void *gc_fl_atomic[VM_GC_TINY];
+    void *gc_fl[VM_GC_FL];
+    void *gc_fl_atomic[VM_GC_FL];
 };
 
 /* Built-in runtime classes (rkind OBJECT, STRING). */

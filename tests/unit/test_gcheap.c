@@ -63,13 +63,14 @@ TEST(gcheap_whole_granules)
     CHECK_INT(vm_gc_fl_index(16), 1);
     CHECK_INT(vm_gc_fl_index(17), 2);
     CHECK_INT(vm_gc_fl_index(48), 3);
-    CHECK_INT(vm_gc_fl_index((VM_GC_TINY - 1) * VM_GC_GRANULE), VM_GC_TINY - 1);
-    CHECK_INT(vm_gc_fl_index((VM_GC_TINY - 1) * VM_GC_GRANULE + 1), -1);
+    CHECK_INT(vm_gc_fl_index(416), 26);   /* a 50-slot vector's storage */
+    CHECK_INT(vm_gc_fl_index((VM_GC_FL - 1) * VM_GC_GRANULE), VM_GC_FL - 1);
+    CHECK_INT(vm_gc_fl_index((VM_GC_FL - 1) * VM_GC_GRANULE + 1), -1);
     CHECK_INT(vm_gc_fl_index(SIZE_MAX), -1);
     /* the thread free lists (pointer objects) and the collector's own
      * (atomic) hand out exactly the rounded size up to the largest list;
      * beyond it the collector's size classes are coarser */
-    static const size_t sizes[] = {16, 24, 32, 48, 64, 200, 384, 416, 1000};
+    static const size_t sizes[] = {16, 24, 32, 48, 64, 200, 384, 416, 1000, 1024, 1040, 3000};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         for (int atomic = 0; atomic < 2; atomic++) {
             void *p = vm_alloc(heap_thr, sizes[i], atomic);
