@@ -67,6 +67,17 @@ build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h
 tsan-audit: build/tsan-audit
 	build/tsan-audit audit_ring
 
+# The cost of one sample to the program thread, with the analysis thread's
+# drain on the other core (bench/audit_ring.c; docs/auditing.md, Overhead).
+build/audit-ring: bench/audit_ring.c audit/samples.c audit/audit.h
+	@mkdir -p build
+	$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -o $@ bench/audit_ring.c audit/samples.c -lpthread
+
+.PHONY: bench-audit-ring
+bench-audit-ring: build/audit-ring
+	build/audit-ring 2000 -1
+	for w in 2000 6000 20000; do build/audit-ring $$w; done
+
 setup:
 	@sh tools/setup.sh
 
