@@ -534,6 +534,7 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
     int64_t batch = vm->tun.jit_batch;
     jit->batch = batch < 1 ? 1 : batch > JIT_BATCH_MAX ? JIT_BATCH_MAX : (size_t)batch;
     jit->batch_bytecode = vm->tun.jit_batch_bytecode > 0 ? (uint64_t)vm->tun.jit_batch_bytecode : UINT64_MAX;
+    jit->gather_us = vm->tun.jit_gather_us > 0 ? (unsigned)(vm->tun.jit_gather_us < 1000000 ? vm->tun.jit_gather_us : 1000000) : 0;
     if (!jit->state || !jit->osr) {
         vm_fail(err, "jit: out of memory");
         jit_free(jit);

@@ -77,6 +77,7 @@ struct Jit {
     JitOsrState *osr;        /* per method index */
     size_t batch;            /* most requests per unit (jit.batch, 1..JIT_BATCH_MAX) */
     uint64_t batch_bytecode; /* and their most bytecode (jit.batch_bytecode; 0 -> no limit) */
+    unsigned gather_us;      /* jit.gather_us: see compile_thread */
 
     pthread_mutex_t mu;
     pthread_cond_t wake;     /* compile thread: work, unpause or stop */

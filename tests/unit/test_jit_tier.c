@@ -836,3 +836,52 @@ TEST(jit_osr_upgrades_queued_request)
     fclose(log);
     test_unload(vm);
 }
+
+/* jit.gather_us: after an idle spell, a method's entry waits for more
+ * requests (here b, 50 ms later: one unit, entry requests in it); without
+ * it a goes alone.  An OSR request is taken at once even with a 10 s
+ * window. */
+TEST(jit_gather_window)
+{
+    for (int gather = 0; gather < 2; gather++) {
+        Vm *vm = load(1000000, 0);   /* nothing gets hot by itself */
+        if (!vm)
+            return;
+        vm->tun.jit_batch = 8;
+        vm->tun.jit_gather_us = gather ? 300000 : 0;
+        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){0});
+        if (!jit) {
+            test_unload(vm);
+            return;
+        }
+        jit_enqueue(jit, test_method(vm, "a"));
+        usleep(50000);
+        jit_enqueue(jit, test_method(vm, "b"));
+        jit_test_wait_idle(jit);
+        JitStats s = jit_test_stats(jit);
+        CHECK_INT(s.compiled, 2);
+        CHECK_INT(s.units, gather ? 1 : 2);
+        jit_free(jit);
+        test_unload(vm);
+    }
+    Vm *vm = load(1000000, 0);
+    if (!vm)
+        return;
+    vm->tun.jit_gather_us = 10000000;
+    Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){0});
+    if (!jit) {
+        test_unload(vm);
+        return;
+    }
+    VmMethod *m = test_method(vm, "main");
+    double t0 = jit_now();
+    pthread_mutex_lock(&jit->mu);
+    jit_push_locked(jit, m, m->code + 3);
+    pthread_mutex_unlock(&jit->mu);
+    for (int k = 0; k < 2000 && stub_osr == 0; k++)
+        usleep(1000);
+    CHECK_INT(stub_osr, 1);
+    CHECK(jit_now() - t0 < 1.0);
+    jit_free(jit);
+    test_unload(vm);
+}
