@@ -837,23 +837,32 @@ TEST(jit_osr_upgrades_queued_request)
     test_unload(vm);
 }
 
+/* A stub tier over PROGRAM in which nothing gets hot by itself, with
+ * jit.batch=8 and the given gather window; NULL (the VM freed) on failure. */
+static Jit *gather_jit(Vm **vm, int64_t gather_us)
+{
+    *vm = load(1000000, 0);
+    if (!*vm)
+        return NULL;
+    (*vm)->tun.jit_batch = 8;
+    (*vm)->tun.jit_gather_us = gather_us;
+    Jit *jit = stub_jit(*vm, JIT_ON, (JitTestHooks){0});
+    if (!jit)
+        test_unload(*vm);
+    return jit;
+}
+
 /* jit.gather_us: after an idle spell, a method's entry waits for more
  * requests (here b, 50 ms later: one unit, entry requests in it); without
  * it a goes alone.  An OSR request is taken at once even with a 10 s
  * window. */
 TEST(jit_gather_window)
 {
+    Vm *vm;
     for (int gather = 0; gather < 2; gather++) {
-        Vm *vm = load(1000000, 0);   /* nothing gets hot by itself */
-        if (!vm)
+        Jit *jit = gather_jit(&vm, gather ? 300000 : 0);
+        if (!jit)
             return;
-        vm->tun.jit_batch = 8;
-        vm->tun.jit_gather_us = gather ? 300000 : 0;
-        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){0});
-        if (!jit) {
-            test_unload(vm);
-            return;
-        }
         jit_enqueue(jit, test_method(vm, "a"));
         usleep(50000);
         jit_enqueue(jit, test_method(vm, "b"));
@@ -864,15 +873,9 @@ TEST(jit_gather_window)
         jit_free(jit);
         test_unload(vm);
     }
-    Vm *vm = load(1000000, 0);
-    if (!vm)
+    Jit *jit = gather_jit(&vm, 10000000);
+    if (!jit)
         return;
-    vm->tun.jit_gather_us = 10000000;
-    Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){0});
-    if (!jit) {
-        test_unload(vm);
-        return;
-    }
     VmMethod *m = test_method(vm, "main");
     double t0 = jit_now();
     pthread_mutex_lock(&jit->mu);
