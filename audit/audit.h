@@ -108,6 +108,7 @@ typedef struct AuConfig {
     double max_overhead;      /* timed calls' cost per audited method, a fraction; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
     bool paired;              /* audit.paired: variances from paired windows */
+    double futility;          /* audit.futility as a factor (2.0); 0 = off */
 } AuConfig;
 
 /* A bakeoff whose fastest variant's mean is below AuConfig.min_cycles once
@@ -207,6 +208,7 @@ typedef struct AuEstimate {
 typedef struct AuCompare {
     double theta, lo, hi;      /* estimate and interval of θ */
     double confidence;         /* that the sign of θ is right (see docs) */
+    double v;                  /* the variance of θ̂ behind the interval */
 } AuCompare;
 
 typedef struct AuVariantResult {
@@ -228,6 +230,7 @@ typedef struct AuResult {
     double confidence;         /* best beats runner-up (corrected for N−1 comparisons) */
     double rel, rel_lo, rel_hi; /* mean(best) / mean(runner_up) − 1, with interval */
     int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
+    bool futile;               /* a timeout before the budget: it could not decide within it */
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
 

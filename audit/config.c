@@ -51,6 +51,9 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_timed_cost < 1 || tun->audit_timed_cost > 1000000)
         return vm_fail(err, "tunable 'audit.timed_cost' must be in 1..1000000 (cycles), got %lld",
                        (long long)tun->audit_timed_cost);
+    if (tun->audit_futility < 0 || tun->audit_futility > 100000)
+        return vm_fail(err, "tunable 'audit.futility' must be in 0..100000 (percent), got %lld",
+                       (long long)tun->audit_futility);
     *cfg = (AuConfig){
         .test = (AuTest)test,
         .alpha = 1 - tun->audit_confidence / 10000.0,
@@ -73,6 +76,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .paired = tun->audit_paired != 0,
         .max_overhead = tun->audit_max_overhead / 10000.0,
         .timed_cost = (double)tun->audit_timed_cost,
+        .futility = tun->audit_futility / 100.0,
     };
     return true;
 }

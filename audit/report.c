@@ -218,8 +218,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     json_variant_name(f, r, has_best ? res->best : -1);
     fputs(",\"runner_up\":", f);
     json_variant_name(f, r, has_best ? res->runner_up : -1);
-    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"confidence\":", test_name(res->test),
-            r->oracle ? "true" : "false");
+    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"futile\":%s,\"confidence\":", test_name(res->test),
+            r->oracle ? "true" : "false", res->futile ? "true" : "false");
     json_num(f, has_best ? res->confidence : NAN);
     fputs(",\"sample_every\":", f);
     json_num(f, res->sample_every > 0 ? (double)res->sample_every : NAN);
@@ -403,7 +403,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         add(&l, "] samples=");
         for (int k = 0; k < n; k++)
             add(&l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
-        add(&l, " test=%s%s", test_name(res->test), r->oracle ? "+oracle" : "");
+        add(&l, " test=%s%s%s", test_name(res->test), r->oracle ? "+oracle" : "",
+            res->futile ? " futile" : "");
         if (r->t_sampling > 0 && t >= r->t_sampling)
             add(&l, " %s=%.3fs", ev == AU_EV_CANCELLED ? "sampled" : "duration", t - r->t_sampling);
         break;

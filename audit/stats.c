@@ -338,16 +338,24 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
  * Paper (thesis III.B.5): confidence = Φ(|mean_a − mean_b| / √(var_a + var_b))
  * on the raw means; its interval is θ̂ ± Φ⁻¹(1 − α)·√v, the one-sided
  * quantile the thesis's threshold amounts to. */
+/* The half-width of the mixture interval at variance v. */
+static double mixture_halfwidth(double v, double alpha, double mixture)
+{
+    double t2 = mixture * mixture;
+    return sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(alpha)));
+}
+
 /* The mixture interval of θ from θ̂ and v (sequential test). */
 static void mixture_interval(double theta, double v, double alpha, double mixture, AuCompare *out)
 {
     double t2 = mixture * mixture;
     double lnlr = 0.5 * log(v / (v + t2)) + t2 * theta * theta / (2 * v * (v + t2));
-    double h = sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(alpha)));
+    double h = mixture_halfwidth(v, alpha, mixture);
     out->theta = theta;
     out->confidence = lnlr > 0 ? -expm1(-lnlr) : 0;
     out->lo = theta - h;
     out->hi = theta + h;
+    out->v = v;
 }
 
 /* Fixed-sample (oracle) comparison: one look, a two-sided normal interval. */
@@ -359,6 +367,7 @@ static void fixed_interval(double theta, double v, double alpha, AuCompare *out)
     out->confidence = 1 - 2 * au_normal_cdf(-z);
     out->lo = theta - h;
     out->hi = theta + h;
+    out->v = v;
 }
 
 /* θ̂ = ln(R_a/R_b) and v from the per-variant (independent) variances. */
@@ -385,6 +394,7 @@ void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
     out->confidence = au_normal_cdf(z);
     out->lo = theta - h;
     out->hi = theta + h;
+    out->v = v;
 }
 
 /* θ̂ = ln(R_a/R_b) over the complete rounds of paired windows, and its
@@ -451,6 +461,52 @@ static void set_rel(double *rel, double *lo, double *hi, const AuCompare *c)
     *hi = expm1(c->hi);
 }
 
+/* Futility (sequential test only): ends a bakeoff that cannot decide
+ * within its budget, so that its slot goes to the next one.  The least
+ * conclusive comparison c (the runner-up against the best) needs its
+ * half-width, on the log scale, below ln(1 + equivalence) to end in
+ * no-difference (were θ̂ to move to 0) or below |θ̂| − ln(1 + min_effect)
+ * to end in a winner; the wider of the two is the best case.  The samples
+ * at the end of the budget are projected at their rate so far (n per
+ * second of sampling, capped by max_samples) and v as 1/n.  If even then
+ * the half-width would exceed cfg->futility times the best case, the
+ * bakeoff ends as a timeout now.  A timeout installs the default and
+ * declares nothing, so stopping for futility cannot add a wrong decision:
+ * α is untouched.  What it can misjudge: a method called more often later
+ * than so far (a new phase), and v itself, which the first looks of a
+ * heavy-tailed method (a recursion timed from any depth) overestimate
+ * several times over.  Hence the factor (2: 4× the samples) and no
+ * judgement before a tenth of the budget is spent. */
+static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64_t n, double elapsed)
+{
+    if (!(cfg->futility > 0) || n == 0 || !(c->v > 0))
+        return false;
+    double n_end = INFINITY;
+    if (cfg->max_samples)
+        n_end = (double)cfg->max_samples;
+    if (cfg->timeout > 0 && elapsed > 0)
+        n_end = fmin(n_end, (double)n * cfg->timeout / elapsed);
+    if ((double)n < n_end / 10)
+        return false;
+    if (!isfinite(n_end) || n_end <= (double)n)
+        return false;
+    double h_end = mixture_halfwidth(c->v * (double)n / n_end, alpha, cfg->mixture);
+    double best_case = fmax(log1p(cfg->equivalence), fabs(c->theta) - log1p(cfg->min_effect));
+    return h_end > cfg->futility * best_case;
+}
+
+/* Futility by rate (sequential test only): once a tenth of the wall-time
+ * budget is spent, the samples so far, projected to its end at their rate
+ * and multiplied by cfg->futility, stay below the `need` a test takes.  A
+ * method called too rarely to be timed (thesis: most of its timeouts)
+ * would hold its slot for the whole budget and then time out anyway. */
+static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elapsed)
+{
+    if (!(cfg->futility > 0) || !(cfg->timeout > 0) || elapsed < cfg->timeout / 10)
+        return false;
+    return (double)n * cfg->timeout / elapsed * cfg->futility < (double)need;
+}
+
 /* Decision rules (both tests; N variants, b the lowest mean):
  * - winner b: every other variant k is shown slower than b by more than
  *   min_effect (the interval of ln(mean_k/mean_b) lies above
@@ -463,7 +519,8 @@ static void set_rel(double *rel, double *lo, double *hi, const AuCompare *c)
  *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than
  *   the default) — installing the default then costs less than the margin;
  * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
- *   timeout.  A wrong winner or a wrong no-difference needs one of the N−1
+ *   timeout, or (sequential) sooner when too_slow() or futile() says it
+ *   cannot decide within that budget.  A wrong winner or a wrong no-difference needs one of the N−1
  *   intervals that involve the true best to miss, so with the α/(N−1)
  *   correction the error rate of the whole bakeoff is ≤ α. */
 AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out)
@@ -494,8 +551,14 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     }
     bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
     bool spent = cfg->max_samples && nmin >= cfg->max_samples;
+    bool seq = test == AU_TEST_SEQUENTIAL && !cfg->oracle;
+    uint64_t need = cfg->oracle ? cfg->max_samples : cfg->min_samples;
+    if (need < 2)
+        need = 2;
+    if (seq && !wall && !spent && too_slow(cfg, nmin, need, elapsed))
+        out->futile = true;
     if (wmin < 2) {
-        if (wall || spent)
+        if (wall || spent || out->futile)
             out->outcome = AU_TIMEOUT;
         return out->outcome;
     }
@@ -506,6 +569,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     out->best = b;
     /* every variant against the best */
     bool all_slower = true;
+    AuCompare least = {0};
     out->confidence = 1;
     for (int k = 0; k < n; k++) {
         AuVariantResult *vr = &out->v[k];
@@ -522,16 +586,14 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         if (out->runner_up < 0 || c.confidence < out->confidence) {
             out->runner_up = k;
             out->confidence = c.confidence;
+            least = c;
             /* the headline is the best against the runner-up: −θ */
-            AuCompare r = {-c.theta, -c.hi, -c.lo, c.confidence};
+            AuCompare r = {-c.theta, -c.hi, -c.lo, c.confidence, c.v};
             set_rel(&out->rel, &out->rel_lo, &out->rel_hi, &r);
         }
     }
-    uint64_t need = cfg->oracle ? cfg->max_samples : cfg->min_samples;
-    if (need < 2)
-        need = 2;
     if (nmin < need || wmin < MIN_WINDOWS) {
-        if (wall || (spent && !cfg->oracle))
+        if (wall || (spent && !cfg->oracle) || out->futile)
             out->outcome = AU_TIMEOUT;
         return out->outcome;
     }
@@ -555,7 +617,9 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
             return out->outcome;
         }
     }
-    if (wall || spent)
+    if (seq && !wall && !spent && futile(cfg, &least, cfg->alpha / (n - 1), nmin, elapsed))
+        out->futile = true;
+    if (wall || spent || out->futile)
         out->outcome = AU_TIMEOUT;
     return out->outcome;
 }

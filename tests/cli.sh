@@ -301,6 +301,9 @@ check audit-max-overhead-range 2 "tunable 'audit.max_overhead' must be in 0..999
 check audit-timed-cost-range 2 "tunable 'audit.timed_cost' must be in 1..1000000 (cycles), got 0" -- \
     $T --audit=aa -X audit.timed_cost=0 run "$D/ok.tla"
 check help-audit-max-overhead 0 "audit.max_overhead" -- $T --help
+check audit-futility-range 2 "tunable 'audit.futility' must be in 0..100000 (percent), got 100001" -- \
+    $T --audit=aa -X audit.futility=100001 run "$D/ok.tla"
+check help-audit-futility 0 "audit.futility" -- $T --help
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)

@@ -122,7 +122,8 @@ TEST(audit_report_json_phases_outcomes)
     r[n++] = record(3, AU_PHASE_SAMPLING, AU_RUNNING);
     r[n++] = record(4, AU_PHASE_DONE, AU_WINNER);
     r[n++] = record(5, AU_PHASE_DONE, AU_NO_DIFFERENCE);
-    r[n++] = record(6, AU_PHASE_DONE, AU_TIMEOUT);
+    r[n] = record(6, AU_PHASE_DONE, AU_TIMEOUT);
+    r[n++].result.futile = true;
     r[n++] = record(7, AU_PHASE_FAILED, AU_RUNNING);
     r[n] = record(8, AU_PHASE_DONE, AU_WINNER);
     r[n].oracle = true;
@@ -144,7 +145,7 @@ TEST(audit_report_json_phases_outcomes)
 
     CHECK_CONTAINS(s, "{\"id\":1,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"queued\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":null,"
-                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"confidence\":null,"
+                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
                       "\"duration\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
@@ -157,7 +158,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":3,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"sampling\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":\"inline4x\","
                       "\"runner_up\":\"default\",\"test\":\"sequential\",\"oracle\":false,"
-                      "\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
+                      "\"futile\":false,\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
@@ -176,6 +177,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":\"default\",");
     CHECK_CONTAINS(s, "{\"id\":6,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"timeout\",\"winner\":null,\"installed\":\"default\",");
+    CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
     CHECK_CONTAINS(s, "\"duration\":null,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
@@ -262,7 +264,7 @@ TEST(audit_report_json_hostile_records)
                       "\"best\":\"inline4x\",\"runner_up\":null,");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"unknown\",\"winner\":null,\"installed\":\"inline4x\",\"best\":null,"
-                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"confidence\":null,");
+                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"futile\":false,\"confidence\":null,");
     CHECK_CONTAINS(s, "{\"name\":\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\",\"options\":\"oooo");
     /* nvariants 1000 is clamped to AU_MAX_VARIANTS */
     const char *r4 = strstr(s, "{\"id\":4,");
@@ -522,6 +524,13 @@ TEST(audit_report_log_lines)
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " outcome=timeout winner=- installed=default ");
     CHECK_CONTAINS(s, " test=sequential+oracle ");
+    CHECK(!strstr(s, "futile"));
+    free(s);
+    r = record(7, AU_PHASE_DONE, AU_TIMEOUT);
+    r.result.futile = true;
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " outcome=timeout winner=- installed=default ");
+    CHECK_CONTAINS(s, " test=sequential futile duration=2.250s\n");
     free(s);
     r = record(7, AU_PHASE_SAMPLING, AU_RUNNING);
     s = log_line(2.0, &r, AU_EV_CANCELLED);

@@ -613,6 +613,7 @@ TEST(audit_timeouts)
     CHECK(timeouts >= 18);
     AuStats st;
     cfg = default_config();
+    cfg.futility = 0;     /* no samples at all would be too slow (audit_futility) */
     CHECK(au_stats_init(&st, 2, &cfg));
     AuResult res;
     CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 29.9, &res), AU_RUNNING);
@@ -622,6 +623,110 @@ TEST(audit_timeouts)
         au_stats_add(&st, i & 1, 5000 + (uint64_t)i, 1);
     CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 31, &res), AU_TIMEOUT);
     au_stats_free(&st);
+}
+
+/* Futility: a bakeoff whose interval cannot get narrow enough within its
+ * budget ends as a timeout early (AuResult.futile), never before a tenth
+ * of the budget; with audit.futility=0, in the oracle and with the
+ * paper test it runs on.  The stream: each window of 100 calls of each
+ * variant is scaled by its own factor, uniform in ±90% (a method whose
+ * cost per call swings from window to window, as a recursion timed from
+ * any depth does): the rounds' spread keeps the interval wider than ±2%
+ * for a million samples.  An ordinary A/A stream is decided
+ * (no-difference) before futility may judge. */
+static AuOutcome futility_run(const AuConfig *cfg, AuTest test, uint64_t seed, AuResult *res, int *looks)
+{
+    init_neglog();
+    AuRng r;
+    au_rng_seed(&r, seed);
+    AuStats st;
+    if (!au_stats_init(&st, 2, cfg)) {
+        test_fail(__FILE__, __LINE__, "au_stats_init failed");
+        return AU_RUNNING;
+    }
+    AuOutcome o = AU_RUNNING;
+    int look;
+    for (look = 1; look <= 2000 && o == AU_RUNNING; look++) {
+        for (int k = 0; k < 2; k++)
+            for (int w = 0; w < 10; w++) {
+                double g = 1 + 0.9 * (2 * au_rng_double(&r) - 1);
+                for (int i = 0; i < 100; i++)
+                    au_stats_add(&st, k, draw(&r, g), 1);
+            }
+        o = au_stats_test(&st, test, look * 0.010, res);
+    }
+    *looks = look - 1;
+    au_stats_free(&st);
+    return o;
+}
+
+TEST(audit_futility)
+{
+    AuConfig cfg = default_config();      /* 1,000,000 samples or 30 s */
+    CHECK(near(cfg.futility, 2.0, 1e-12));
+    AuResult res;
+    int looks;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        CHECK_INT(futility_run(&cfg, AU_TEST_SEQUENTIAL, 0xf000 + seed, &res, &looks), AU_TIMEOUT);
+        CHECK(res.futile);
+        CHECK_INT(res.install, 0);
+        /* at the first look past a tenth of the budget, far before its end */
+        if (verbose())
+            printf("audit futility: %llu samples, %d looks, interval [%.4f, %.4f]\n",
+                   (unsigned long long)res.v[0].samples, looks, res.rel_lo, res.rel_hi);
+        /* not before a tenth of the budget, and far before its end */
+        CHECK(res.v[0].samples >= 100000 && res.v[0].samples <= 500000);
+        CHECK(res.rel_hi - res.rel_lo > 0.04);
+    }
+    /* off: the same stream runs into the sample budget */
+    AuConfig off = cfg;
+    off.futility = 0;
+    CHECK_INT(futility_run(&off, AU_TEST_SEQUENTIAL, 0xf001, &res, &looks), AU_TIMEOUT);
+    CHECK(!res.futile);
+    CHECK(res.v[0].samples >= 900000);
+    /* the paper test and the oracle have no futility */
+    off = cfg;
+    off.max_samples = 300000;
+    CHECK_INT(futility_run(&off, AU_TEST_PAPER, 0xf001, &res, &looks), AU_TIMEOUT);
+    CHECK(!res.futile);
+    off.oracle = true;
+    CHECK_INT(futility_run(&off, AU_TEST_SEQUENTIAL, 0xf001, &res, &looks), AU_TIMEOUT);
+    CHECK(!res.futile);
+    CHECK(looks >= 300);
+    /* too slow: samples that, at their rate, would not reach
+     * audit.min_samples / 2 in the 30 s; judged from 3 s on */
+    for (int per_s = 100; per_s <= 400; per_s += 300) {
+        AuStats st;
+        CHECK(au_stats_init(&st, 2, &cfg));
+        AuRng r;
+        au_rng_seed(&r, 7);
+        init_neglog();
+        for (int i = 0; i < per_s * 29 / 10; i++)
+            for (int k = 0; k < 2; k++)
+                au_stats_add(&st, k, draw(&r, 1), 1);
+        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 2.9, &res), AU_RUNNING);
+        for (int i = 0; i < per_s / 10; i++)
+            for (int k = 0; k < 2; k++)
+                au_stats_add(&st, k, draw(&r, 1), 1);
+        /* 100/s: 270 kept, 2,700 by 30 s, ×2 < 10,000; 400/s: 10,800 */
+        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 3.0, &res), per_s == 100 ? AU_TIMEOUT : AU_RUNNING);
+        CHECK(res.futile == (per_s == 100));
+        CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 3.0, &res), AU_RUNNING);
+        au_stats_free(&st);
+    }
+    {
+        AuStats st;      /* nothing at all after 3 s: too slow as well */
+        CHECK(au_stats_init(&st, 2, &cfg));
+        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 3.0, &res), AU_TIMEOUT);
+        CHECK(res.futile);
+        au_stats_free(&st);
+    }
+    /* a steady A/A stream: no-difference, not futility */
+    SimOut so;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        sim_bakeoff(&cfg, 2, (double[]){1, 1}, 0xf100 + seed, &so);
+        CHECK_INT(so.outcome, AU_NO_DIFFERENCE);
+    }
 }
 
 /* Degenerate streams: constant samples give exact answers, no NaN. */
