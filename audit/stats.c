@@ -520,9 +520,10 @@ static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elap
  *   the default) — installing the default then costs less than the margin;
  * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
  *   timeout, or (sequential) sooner when too_slow() or futile() says it
- *   cannot decide within that budget.  A wrong winner or a wrong no-difference needs one of the N−1
- *   intervals that involve the true best to miss, so with the α/(N−1)
- *   correction the error rate of the whole bakeoff is ≤ α. */
+ *   cannot decide within that budget.  A wrong winner or a wrong
+ *   no-difference needs one of the N−1 intervals that involve the true
+ *   best to miss, so with the α/(N−1) correction the error rate of the
+ *   whole bakeoff is ≤ α. */
 AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out)
 {
     const AuConfig *cfg = &st->cfg;
