@@ -670,7 +670,6 @@ TEST(audit_futility)
         CHECK_INT(futility_run(&cfg, AU_TEST_SEQUENTIAL, 0xf000 + seed, &res, &looks), AU_TIMEOUT);
         CHECK(res.futile);
         CHECK_INT(res.install, 0);
-        /* at the first look past a tenth of the budget, far before its end */
         if (verbose())
             printf("audit futility: %llu samples, %d looks, interval [%.4f, %.4f]\n",
                    (unsigned long long)res.v[0].samples, looks, res.rel_lo, res.rel_hi);
