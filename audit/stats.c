@@ -461,6 +461,13 @@ static void set_rel(double *rel, double *lo, double *hi, const AuCompare *c)
     *hi = expm1(c->hi);
 }
 
+/* The samples n would grow to by the end of the wall-time budget at their
+ * rate so far (INFINITY without a budget or before any time has passed). */
+static double at_wall_budget(const AuConfig *cfg, uint64_t n, double elapsed)
+{
+    return cfg->timeout > 0 && elapsed > 0 ? (double)n * cfg->timeout / elapsed : INFINITY;
+}
+
 /* Futility (sequential test only): ends a bakeoff that cannot decide
  * within its budget, so that its slot goes to the next one.  The least
  * conclusive comparison c (the runner-up against the best) needs its
@@ -481,14 +488,9 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
 {
     if (!(cfg->futility > 0) || n == 0 || !(c->v > 0))
         return false;
-    double n_end = INFINITY;
-    if (cfg->max_samples)
-        n_end = (double)cfg->max_samples;
-    if (cfg->timeout > 0 && elapsed > 0)
-        n_end = fmin(n_end, (double)n * cfg->timeout / elapsed);
-    if ((double)n < n_end / 10)
-        return false;
-    if (!isfinite(n_end) || n_end <= (double)n)
+    double n_end = cfg->max_samples ? (double)cfg->max_samples : INFINITY;
+    n_end = fmin(n_end, at_wall_budget(cfg, n, elapsed));
+    if (!isfinite(n_end) || n_end <= (double)n || (double)n < n_end / 10)
         return false;
     double h_end = mixture_halfwidth(c->v * (double)n / n_end, alpha, cfg->mixture);
     double best_case = fmax(log1p(cfg->equivalence), fabs(c->theta) - log1p(cfg->min_effect));
@@ -504,7 +506,7 @@ static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elap
 {
     if (!(cfg->futility > 0) || !(cfg->timeout > 0) || elapsed < cfg->timeout / 10)
         return false;
-    return (double)n * cfg->timeout / elapsed * cfg->futility < (double)need;
+    return at_wall_budget(cfg, n, elapsed) * cfg->futility < (double)need;
 }
 
 /* Decision rules (both tests; N variants, b the lowest mean):
