@@ -276,7 +276,7 @@ static bool cost_known(const AuResult *r)
  * other bakeoffs for seconds while a getter pays for 1 timed call in 20. */
 static bool too_cheap(const AuConfig *cfg, const AuResult *r)
 {
-    return cfg->min_cycles > 0 && cost_known(r) && r->v[r->best].mean < cfg->min_cycles;
+    return cfg->min_cycles > 0 && cost_known(r) && r->v[r->best].cycles < cfg->min_cycles;
 }
 
 /* The bakeoff's sampling rate: 1 timed call in cfg->sample_every, or

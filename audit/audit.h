@@ -111,7 +111,8 @@ typedef struct AuConfig {
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
 } AuConfig;
 
-/* A bakeoff whose fastest variant's mean is below AuConfig.min_cycles once
+/* A bakeoff whose fastest variant's timed call (AuVariantResult.cycles:
+ * a recursive method's timed call weighs more than 1) is below AuConfig.min_cycles once
  * every variant has this many kept samples is reported to the AuDecideFn
  * at once, still AU_RUNNING, by the analysis thread: its samples measure
  * the timer, and the auditor ends it (audit/bakeoff.c). */
@@ -202,6 +203,7 @@ typedef struct AuEstimate {
     double mean;               /* cycles per unit of weight */
     double var_mean;           /* variance of `mean` as an estimator */
     double stddev;             /* of one sample's cycles per unit of weight */
+    double cycles;             /* cycles per sample (per timed call), whatever its weight */
 } AuEstimate;
 
 /* One comparison of variant a against b, on θ = ln(mean_a / mean_b). */
@@ -216,6 +218,8 @@ typedef struct AuVariantResult {
     uint64_t received;
     uint64_t trimmed;          /* outliers dropped */
     double mean, stddev;       /* cycles per unit of weight */
+    double cycles;             /* cycles per timed call (= mean at weight 1) */
+    double weight;             /* Σ weight of the kept samples (= samples at weight 1) */
     double rel, rel_lo, rel_hi; /* mean / mean(best) − 1, with interval */
     bool slower;               /* shown slower than the best at this look */
 } AuVariantResult;

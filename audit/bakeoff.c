@@ -425,14 +425,14 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
      * between variants, measured) become "winners", and sampling costs
      * more than the method */
     if (b && au->cfg.min_cycles > 0 && res->best >= 0 && res->best < b->rec.nvariants &&
-        res->v[res->best].samples > 0 && res->v[res->best].mean < au->cfg.min_cycles) {
+        res->v[res->best].samples > 0 && res->v[res->best].cycles < au->cfg.min_cycles) {
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         b->aid = 0;
         b->rec.result = *res;
         b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
         char why[160];
-        snprintf(why, sizeof why, "too cheap to time: %.0f cycles per call < audit.min_cycles %.0f; old code back",
-                 res->v[res->best].mean, au->cfg.min_cycles);
+        snprintf(why, sizeof why, "too cheap to time: %.0f cycles per timed call < audit.min_cycles %.0f; old code back",
+                 res->v[res->best].cycles, au->cfg.min_cycles);
         fail(au, b, why);
         b = NULL;
     }

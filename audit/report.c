@@ -182,6 +182,10 @@ static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
             s->inline_max_callee_size, s->inline_max_depth, s->inline_max_growth);
     fprintf(f, ",\"samples\":%" PRIu64 ",\"received\":%" PRIu64 ",\"outliers_dropped\":%" PRIu64,
             known ? v->samples : 0, known ? v->received : 0, known ? v->trimmed : 0);
+    fputs(",\"weight\":", f);
+    json_num(f, known ? v->weight : 0);
+    fputs(",\"timed_call_cycles\":", f);
+    json_num(f, known && v->samples ? v->cycles : NAN);
     fputs(",\"mean_cycles\":", f);
     json_num(f, known && v->samples ? v->mean : NAN);
     fputs(",\"stddev_cycles\":", f);

@@ -303,6 +303,7 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
         return;
     double r = s->sx / s->sw;                    /* R − shift */
     e->mean = s->shift + r;
+    e->cycles = (s->sx + s->shift * s->sw) / (double)s->samples;
     if (s->windows < 2)
         return;
     double d2 = s->sxx - 2 * r * s->sxw + r * r * s->sww;
@@ -545,6 +546,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         vr->trimmed = st->v[k].trimmed;
         vr->mean = e[k].mean;
         vr->stddev = e[k].stddev;
+        vr->cycles = e[k].cycles;
+        vr->weight = st->v[k].sums.sw;
         if (e[k].n < nmin)
             nmin = e[k].n;
         if (e[k].windows < wmin)

@@ -423,6 +423,15 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
         j->target[0] = cont;
         slow->edge_count[0] = slow->count;
     }
+    if (callee == f->method) {
+        /* the method's own entry counts its calls (jit/codegen.c); an
+         * unrolled level counts the call it replaces, so that prof.calls
+         * (and a bakeoff's weights: jit/bakeoff.c) are the same whatever
+         * the recursion's unrolling */
+        IrInsn *x = ir_append(f, in, IR_COUNT);
+        AT_CALL(x);
+        x->aux = &callee->prof.calls;
+    }
     for (uint32_t r = 0; r < cf->nlocals; r++) {
         IrInsn *x = ir_append(f, in, r < cf->nparams ? IR_MOV : IR_ZERO);
         AT_CALL(x);

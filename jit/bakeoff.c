@@ -133,9 +133,27 @@ typedef struct Costs {
     double us_ir, us_compile;
 } Costs;
 
+/* Whether a variant's code still calls its own method (a static call of
+ * it, or a virtual call with it as the declared target): a recursive
+ * method, whose timed calls run their recursion in the variant. */
+static bool calls_itself(const IrFunc *f)
+{
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        const IrBlock *bb = f->blocks[b];
+        for (uint32_t i = 0; i < bb->ninsns; i++) {
+            const IrInsn *in = &bb->insns[i];
+            if ((in->op == IR_CALL && in->aux == f->method) ||
+                (in->op == IR_CALLV && ((const VmCallSite *)in->aux)->target == f->method))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Variant k's context → its assembly in *text (malloc'ed); false + err. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, char **text, size_t *len, JitWheres *wheres, Costs *cost, VmError *err)
+                            const char *dir, char **text, size_t *len, JitWheres *wheres, Costs *cost, bool *recursive,
+                            VmError *err)
 {
     VmMethod *m = rq->m;
     const VmTunables *tun = &m->module->vm->tun;
@@ -147,6 +165,7 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable 
     cost->us_ir += jit_now_us() - t0;
     if (!f)
         return false;
+    *recursive = calls_itself(f);
     gcc_jit_context *c = gcc_jit_context_acquire();
     if (!c) {
         ir_free(f);
@@ -165,12 +184,12 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable 
     if (ok && !cg)
         ok = vm_fail(err, "out of memory");
     t0 = jit_now_us();
-    ok = ok && jit_codegen_method(cg, f, NULL, false, nm->clean[k], NULL, wheres, err);
+    ok = ok && jit_codegen_variant(cg, f, nm->clean[k], wheres, err);
     if (ok && k == 0) {
         /* the timed wrapper before the dispatcher: lay_out puts both on
          * a page of their own */
         JitDispatch d = {.slot = rq->slot, .slow = rq->slow, .slow_ctx = rq->slow_ctx};
-        ok = jit_codegen_timed(cg, nm->timed, tab, rq->slot, rq->sample, err) &&
+        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, err) &&
              jit_codegen_dispatcher(cg, f, &d, nm->dispatcher, wheres, err);
     }
     cost->us_ir += jit_now_us() - t0;
@@ -253,13 +272,16 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     JitWheres wheres = {0};
     Costs cost = {0};
     double us_assemble = 0;
-    bool ok = true;
+    bool ok = true, weighted = true;
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
-        ok = compile_variant(rq, k, out, &nm, dir, &text[k], &len[k], &wheres, &cost, &e);
+        bool recursive = false;
+        ok = compile_variant(rq, k, out, &nm, dir, &text[k], &len[k], &wheres, &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
+        weighted = weighted && recursive;
     }
+    out->weighted = ok && weighted;
     if (ok && !lay_out(&all, rq, &nm, text, len))
         ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);
     for (int k = 0; k < rq->nvariants; k++)

@@ -48,6 +48,7 @@ typedef struct Cg {
     uint32_t nwheres, capwheres;
     uint32_t ntemps;
     const JitDispatch *disp;       /* a bakeoff's dispatcher: its prologue */
+    bool self_direct;              /* a bakeoff's variant: calls of m itself call fn */
     gcc_jit_block *null_fail;      /* the function's one null-dereference raise, */
     gcc_jit_lvalue *null_where;    /*   made on first use, and its site */
 } Cg;

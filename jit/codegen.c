@@ -355,13 +355,34 @@ static void take_result(Cg *g, const IrInsn *in, gcc_jit_rvalue *r)
     assign(g, g->loc[in->dst], rv(gcc_jit_lvalue_access_field(tmp, NULL, local_member(g, in->dst))));
 }
 
-/* Calls method cm (an rvalue) through its current entry. */
-static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *argp)
+/* How a call may reach the compiled method itself (Cg.self_direct). */
+typedef enum Self { SELF_NO, SELF_YES, SELF_MAYBE } Self;
+
+/* Calls method cm (an rvalue) through its current entry; with
+ * g->self_direct, a call of g->m itself (SELF_YES, or SELF_MAYBE when cm
+ * turns out to be g->m at run time) calls this very function instead. */
+static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *argp, Self self)
 {
     cg_out_begin(g, in);
-    gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
     gcc_jit_rvalue *a[3] = {g->thread, cm, argp};
-    take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+    if (!g->self_direct || self == SELF_NO) {
+        gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
+        take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+    } else if (self == SELF_YES) {
+        take_result(g, in, gcc_jit_context_new_call(g->c, NULL, g->fn, 3, a));
+    } else {
+        gcc_jit_block *direct = blk(g), *through = blk(g), *join = blk(g);
+        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, cm, ptr(g, g->m)), direct,
+                                           through);
+        g->cur = direct;
+        take_result(g, in, gcc_jit_context_new_call(g->c, NULL, g->fn, 3, a));
+        gcc_jit_block_end_with_jump(g->cur, NULL, join);
+        g->cur = through;
+        gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
+        take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+        gcc_jit_block_end_with_jump(g->cur, NULL, join);
+        g->cur = join;
+    }
     out_end(g, in);
 }
 
@@ -436,7 +457,7 @@ static void emit_call(Cg *g, const IrInsn *in)
     switch (in->op) {
     case IR_CALL: {
         gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
-        invoke(g, in, ptr(g, in->aux), argp);
+        invoke(g, in, ptr(g, in->aux), argp, in->aux == g->m ? SELF_YES : SELF_NO);
         return;
     }
     case IR_CALLV: {
@@ -447,7 +468,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *vt = rv(mem(g, cls, offsetof(VmClass, vt), g->t_vptr));
         assign(g, g->tmp_m, rv(mem(g, vt, (size_t)s->target->slot * sizeof(void *), g->t_vptr)));
         gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
-        invoke(g, in, rv(g->tmp_m), argp);
+        invoke(g, in, rv(g->tmp_m), argp, s->target == g->m ? SELF_MAYBE : SELF_NO);
         return;
     }
     case IR_CALLI: {
@@ -478,7 +499,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = join;
         gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
-        invoke(g, in, rv(g->tmp_m), argp);
+        invoke(g, in, rv(g->tmp_m), argp, SELF_NO);
         return;
     }
     case IR_CALLF: {
@@ -486,7 +507,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         check_null(g, in, cl);
         assign(g, g->tmp_m, rv(mem(g, cl, offsetof(VmClosure, method), g->t_vptr)));
         gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
-        invoke(g, in, rv(g->tmp_m), argp);
+        invoke(g, in, rv(g->tmp_m), argp, SELF_NO);
         return;
     }
     case IR_CALLN: {
@@ -549,6 +570,11 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     case IR_LDK: assign(g, D, ptr(g, in->aux)); return true;
     case IR_LDG: assign(g, D, rv(mem(g, ptr(g, in->aux), 0, cg_local_type(g, in->dst)))); return true;
     case IR_STG: assign(g, mem(g, ptr(g, in->aux), 0, cg_local_type(g, in->src[0])), a); return true;
+    case IR_COUNT: {
+        gcc_jit_lvalue *n = mem(g, ptr(g, in->aux), 0, g->t_ulong);
+        assign(g, n, bin(g, GCC_JIT_BINARY_OP_PLUS, g->t_ulong, rv(n), gcc_jit_context_one(c, g->t_ulong)));
+        return true;
+    }
 
     case IR_ADD: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_PLUS, a, b)); return true;
     case IR_SUB: assign(g, D, wrap(g, GCC_JIT_BINARY_OP_MINUS, a, b)); return true;
@@ -1137,8 +1163,8 @@ static void read_cycles(Cg *g, gcc_jit_lvalue *dst)
     assign(g, dst, bin(g, GCC_JIT_BINARY_OP_BITWISE_OR, g->t_ulong, h, cast(g, rv(lo), g->t_ulong)));
 }
 
-bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, uint32_t slot, JitSampleFn sample,
-                       VmError *err)
+bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
+                       JitSampleFn sample, VmError *err)
 {
     Cg g0 = cg->proto, *g = &g0;
     gcc_jit_context *c = g->c;
@@ -1161,15 +1187,37 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, u
     gcc_jit_rvalue *a[3] = {gcc_jit_param_as_rvalue(pt), gcc_jit_param_as_rvalue(pm), gcc_jit_param_as_rvalue(pa)};
     gcc_jit_lvalue *fn = temp(g, g->t_entry);
     assign(g, fn, code);
+    /* the method's invocations during the call (its compiled code counts
+     * them at entry), read outside the timed interval */
+    gcc_jit_lvalue *calls = mem(g, ptr(g, &m->prof.calls), 0, g->t_ulong);
+    gcc_jit_lvalue *n0 = temp(g, g->t_ulong), *n = temp(g, g->t_ulong), *w = temp(g, g->t_uint);
+    assign(g, n0, rv(calls));
     read_cycles(g, c0);
     assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, rv(fn), 3, a));
     read_cycles(g, c1);
+    /* weight: 1, or for a recursive method (tab->weighted) the calls the
+     * timed call made, itself included, when that count is sane */
+    assign(g, n, bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_ulong, rv(calls), rv(n0)));
+    assign(g, w, gcc_jit_context_one(c, g->t_uint));
+    gcc_jit_block *count = blk(g), *done = blk(g);
+    gcc_jit_rvalue *sane = cmp(g, GCC_JIT_COMPARISON_LT,
+                               bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_ulong, rv(n), gcc_jit_context_one(c, g->t_ulong)),
+                               gcc_jit_context_new_rvalue_from_long(c, g->t_ulong, (long)UINT32_MAX));
+    gcc_jit_rvalue *weighted = cmp(g, GCC_JIT_COMPARISON_NE, rv(mem(g, ptr(g, &tab->weighted), 0, g->t_uint)),
+                                   gcc_jit_context_zero(c, g->t_uint));
+    gcc_jit_block_end_with_conditional(
+        g->cur, NULL, gcc_jit_context_new_binary_op(c, NULL, GCC_JIT_BINARY_OP_LOGICAL_AND, g->t_bool, weighted, sane),
+        count, done);
+    g->cur = count;
+    assign(g, w, cast(g, rv(n), g->t_uint));
+    gcc_jit_block_end_with_jump(g->cur, NULL, done);
+    g->cur = done;
     gcc_jit_type *pt4[4] = {g->t_uint, g->t_uint, g->t_ulong, g->t_uint};
     gcc_jit_rvalue *a4[4] = {
         rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint)),
         cast(g, rv(k), g->t_uint),
         bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_ulong, rv(c1), rv(c0)),
-        gcc_jit_context_new_rvalue_from_int(c, g->t_uint, 1),
+        rv(w),
     };
     eval(g, call(g, FN(sample), g->t_bool, 4, pt4, a4));
     gcc_jit_block_end_with_return(g->cur, NULL, rv(r));
@@ -1196,6 +1244,14 @@ static void dispatch_prologue(Cg *g)
     gcc_jit_rvalue *a[4] = {g->thread, g->mparam, g->args, ptr(g, d->slow_ctx)};
     gcc_jit_block_end_with_return(g->cur, NULL, call(g, FN(d->slow), g->t_value, 4, pt, a));
     g->cur = fast;
+}
+
+bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, JitWheres *wheres, VmError *err)
+{
+    cg->proto.self_direct = true;
+    bool ok = jit_codegen_method(cg, f, NULL, false, name, NULL, wheres, err);
+    cg->proto.self_direct = false;
+    return ok;
 }
 
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,

@@ -124,6 +124,11 @@ typedef struct JitBakeoffTable {
     VmEntry dispatcher;                /* variant 0 behind the countdown prologue */
     uint32_t bakeoff;                  /* the id timed code reports samples under;
                                           set before the dispatcher is installed */
+    /* Nonzero for a recursive method (every variant keeps calls of the
+     * method itself): a timed call's weight is then its number of
+     * invocations of the method (m->prof.calls, which counts unrolled
+     * levels too: IR_COUNT), the same unit in every variant. */
+    uint32_t weighted;
     void *unit;                        /* the loaded object (kept) */
     size_t code_bytes;                 /* clean, timed and dispatcher code */
     double us_ir, us_compile, us_assemble;

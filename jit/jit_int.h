@@ -69,6 +69,11 @@ void jit_codegen_free(JitCodegen *cg);
 bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool osr_only, const char *name,
                         const char *osr_name, JitWheres *wheres, VmError *err);
 
+/* A bakeoff's variant: f's method as `name` (no OSR entry) whose calls of
+ * the method itself call `name` directly, not through the method's entry,
+ * so that a timed call's recursion stays in the variant timed (and off the
+ * dispatcher).  Calls of other methods go through their entries as ever. */
+bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, JitWheres *wheres, VmError *err);
 /* The dispatcher of a bakeoff (jit/bakeoff.c): its countdown slot in
  * VmThread.audit and the slow path taking the calls below zero. */
 typedef struct JitDispatch {
@@ -82,9 +87,10 @@ bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, con
                             VmError *err);
 /* `name`: with k = t->audit[slot][VM_AUDIT_TIMING], time tab->clean[k]
  * between two cycle-counter reads, report to sample(tab->bakeoff, k,
- * cycles, 1). */
-bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, uint32_t slot, JitSampleFn sample,
-                       VmError *err);
+ * cycles, w): w = 1, or with tab->weighted the calls of m the timed call
+ * made (m->prof.calls before and after). */
+bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
+                       JitSampleFn sample, VmError *err);
 
 /* ---- options.c ----------------------------------------------------------- */
 

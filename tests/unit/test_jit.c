@@ -380,6 +380,50 @@ TEST(jit_deep_recursion_and_mixed_tiers)
     test_unload(vm);
 }
 
+/* A recursive method unrolled into itself (inline.max_depth) counts its
+ * calls as the interpreter does: each inlined level counts the call it
+ * replaced (IR_COUNT), which is what a bakeoff's weights rest on. */
+TEST(jit_unrolled_recursion_counts_calls)
+{
+    const char *src = "fn fib(n: int): int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }\n"
+                      "fn main() { println(fib(15)); }\n";
+    Vm *vm = test_load_tl("t.tl", src, NULL);
+    if (!vm)
+        return;
+    VmMethod *fib = test_method(vm, "fib");
+    VmThread *t = vm_thread_new(vm);
+    VmValue a[1] = {{.i = 15}};
+    uint64_t c0 = fib->prof.calls;
+    int64_t want = vm_interp_entry(t, fib, a).i;
+    uint64_t interp_calls = fib->prof.calls - c0;
+    CHECK_INT(interp_calls, 1973);
+    JitRequest rq = {.m = fib, .optset = "O2"};
+    ir_options_default(&rq.ir, &vm->tun);
+    rq.ir.max_depth = 3;
+    rq.ir.max_growth = 1000;
+    VmError err = {{0}};
+    /* the IR unrolls: count instructions stand for the inlined calls */
+    IrFunc *f = ir_compile(fib, &rq.ir, NULL, &err);
+    CHECK(f != NULL);
+    int counts = 0;
+    for (uint32_t b = 0; f && b < f->nblocks; b++)
+        for (uint32_t i = 0; i < f->blocks[b]->ninsns; i++)
+            counts += f->blocks[b]->insns[i].op == IR_COUNT;
+    CHECK(counts >= 2);
+    ir_free(f);
+    JitResult r;
+    if (jit_compile(NULL, &rq, &r, &err)) {
+        fib->entry = r.entry;
+        c0 = fib->prof.calls;
+        CHECK_INT(fib->entry(t, fib, a).i, want);
+        CHECK_INT(fib->prof.calls - c0, interp_calls);
+    } else {
+        test_fail(__FILE__, __LINE__, "compile: %s", err.msg);
+    }
+    vm_thread_free(t);
+    test_unload(vm);
+}
+
 /* The VmEntry ABI, called straight from C: arguments in, result out, the
  * frame pushed and popped; and a stack overflow in O0 code (bigger C
  * frames) still raises the interpreter's error. */
