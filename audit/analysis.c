@@ -37,6 +37,7 @@ typedef struct Bakeoff {
     double start;
     bool fresh;                /* received samples since its last test */
     AuStats st;
+    AuConfirm confirm;         /* a winner waiting for audit.confirm */
 } Bakeoff;
 
 #define MAX_BAKEOFFS 64
@@ -233,7 +234,10 @@ bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
     int i = find(a, id);
     if (i >= 0) {
         Bakeoff *b = a->bakeoffs[i];
-        au_stats_test(&b->st, a->cfg.test, au_now() - b->start, out);
+        double elapsed = au_now() - b->start;
+        AuConfirm c = b->confirm;   /* a look, not a step: the state stays */
+        au_stats_test(&b->st, a->cfg.test, elapsed, out);
+        au_stats_confirm(&c, &a->cfg, a->cfg.test, elapsed, out);
         out->sample_every = b->every;
     }
     pthread_mutex_unlock(&a->lock);
@@ -321,7 +325,8 @@ void au_analysis_step(AuAnalysis *a, double now)
         }
         b->fresh = false;
         Done *d = &done[ndone];
-        AuOutcome o = au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
+        au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
+        AuOutcome o = au_stats_confirm(&b->confirm, &a->cfg, a->cfg.test, elapsed, &d->r);
         b->every = sample_rate(&a->cfg, &d->r);
         d->r.sample_every = b->every;
         if (o == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {

@@ -109,6 +109,7 @@ typedef struct AuConfig {
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
     bool paired;              /* audit.paired: variances from paired windows */
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
+    double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
 } AuConfig;
 
 /* A bakeoff whose fastest variant's timed call (AuVariantResult.cycles:
@@ -248,6 +249,20 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e);
 /* One look: the decision with `test` after `elapsed` seconds.  Pure: the
  * caller stops at the first outcome other than AU_RUNNING. */
 AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out);
+
+/* A winner waiting for confirmation (audit.confirm). */
+typedef struct AuConfirm {
+    uint64_t at;               /* fewest samples of a variant at its first look; 0 = none */
+    int best;                  /* the winner then */
+} AuConfirm;
+/* Confirmation of a look's result r (au_stats_test's, sequential test,
+ * not the oracle; c zeroed at the start): a winner stands when it is the
+ * winner again at the first look where the samples have grown to
+ * cfg->confirm × what they were when it first was (or to
+ * cfg->max_samples); if that look shows no winner, or another, it starts
+ * over.  Until then r becomes AU_RUNNING, or AU_TIMEOUT (the default
+ * installed) at the wall-time budget.  Returns r->outcome. */
+AuOutcome au_stats_confirm(AuConfirm *c, const AuConfig *cfg, AuTest test, double elapsed, AuResult *r);
 /* The comparison behind au_stats_test, at level alpha (already corrected). */
 void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
                       double alpha, double mixture, AuCompare *out);

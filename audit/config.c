@@ -54,6 +54,9 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_futility < 0 || tun->audit_futility > 100000)
         return vm_fail(err, "tunable 'audit.futility' must be in 0..100000 (percent), got %lld",
                        (long long)tun->audit_futility);
+    if (tun->audit_confirm != 0 && (tun->audit_confirm < 100 || tun->audit_confirm > 100000))
+        return vm_fail(err, "tunable 'audit.confirm' must be 0 or in 100..100000 (percent), got %lld",
+                       (long long)tun->audit_confirm);
     *cfg = (AuConfig){
         .test = (AuTest)test,
         .alpha = 1 - tun->audit_confidence / 10000.0,
@@ -77,6 +80,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .max_overhead = tun->audit_max_overhead / 10000.0,
         .timed_cost = (double)tun->audit_timed_cost,
         .futility = tun->audit_futility / 100.0,
+        .confirm = tun->audit_confirm / 100.0,
     };
     return true;
 }

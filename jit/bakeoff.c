@@ -8,13 +8,17 @@
  * Why one context per variant: gcc options are per context, and a
  * variant is defined by its options.  Context k holds
  *   clean_k      the method compiled with variant k's IR options and
- *                option set (ordinary VmEntry code);
+ *                option set (ordinary VmEntry code, but its calls of the
+ *                method itself call clean_k: a timed call's recursion
+ *                runs the variant timed, not the dispatcher);
  * and context 0 also
  *   timed        k = t->audit[slot][VM_AUDIT_TIMING] (set by the slow
  *                path); c0 = cycles; r = table->clean[k](t, m, args);
- *                c1 = cycles; sample(table->bakeoff, k, c1 − c0, 1)
- *                — time on the stack, callees included; a run-time error
- *                unwinds past it and loses that one sample.  One wrapper
+ *                c1 = cycles; sample(table->bakeoff, k, c1 − c0, w)
+ *                — time on the stack, callees included; w = 1, or with
+ *                table->weighted (a recursive method) the calls of the
+ *                method it made; a run-time error unwinds past it and
+ *                loses that one sample.  One wrapper
  *                for all variants, so that the variants' own code is all
  *                that differs between their timed calls;
  *   dispatcher   variant 0's clean code behind

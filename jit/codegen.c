@@ -45,7 +45,9 @@
  * - Any op this file does not know fails the compile cleanly.
  * Bakeoffs (jit/bakeoff.c) also get here a dispatcher (the ordinary
  * function behind a countdown prologue that may hand the call to a slow
- * path) and timed wrappers (cycle counter around a call of clean code).
+ * path), timed wrappers (cycle counter around a call of clean code) and
+ * variants, ordinary functions but for their calls of the method itself,
+ * which call the function directly (Cg.self_direct).
  * Allocation and type tests are in codegen_obj.c; the state and builders
  * both use, in cg.h.
  */

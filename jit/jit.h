@@ -136,7 +136,8 @@ typedef struct JitBakeoffTable {
 
 /* The dispatcher's slow path: its countdown went below zero. */
 typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);
-/* Timed code's report of one call: (table->bakeoff, k, cycles, 1). */
+/* Timed code's report of one call: (table->bakeoff, k, cycles, weight):
+ * weight 1, or the calls a recursive method's timed call made. */
 typedef bool (*JitSampleFn)(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight);
 
 typedef struct JitBakeoffRequest {

@@ -103,6 +103,7 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
         return;
     }
     *out = (SimOut){.outcome = AU_RUNNING, .paper_best = -1};
+    AuConfirm confirm = {0};
     bool paper_ready = false, paper_full = getenv("AUDIT_SIM_PAPER_FULL") != NULL;
     for (int look = 1; look < 100000; look++) {
         double g = drift ? 1 + drift * (2 * au_rng_double(&r) - 1) : 1;
@@ -126,7 +127,8 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
                 paper_ready = true;
         }
         if (out->outcome == AU_RUNNING) {
-            AuOutcome o = au_stats_test(&st, AU_TEST_SEQUENTIAL, elapsed, &res);
+            au_stats_test(&st, AU_TEST_SEQUENTIAL, elapsed, &res);
+            AuOutcome o = au_stats_confirm(&confirm, cfg, AU_TEST_SEQUENTIAL, elapsed, &res);
             if (o != AU_RUNNING) {
                 out->outcome = o;
                 out->install = res.install;
@@ -213,7 +215,9 @@ TEST(audit_estimator_unweighted)
 
 /* Weighted samples with trimming: the ratio of window sums and the
  * delta-method variance, against a direct computation from the stored
- * samples (sort each window by cycles per weight, drop the slowest). */
+ * samples (group each window by weight class ⌊log2 w⌋, give each class
+ * its share of the drop by largest remainders, sort each class by cycles
+ * per weight, drop its slowest). */
 static int cmp_ratio_desc(const void *pa, const void *pb)
 {
     const AuObs *a = pa, *b = pb;
@@ -246,13 +250,34 @@ TEST(audit_estimator_weighted)
     CHECK(!au_stats_add(&st, 2, 100, 1));     /* no such variant */
     double C[WINDOWS], W[WINDOWS], sc = 0, sw = 0;
     for (int j = 0; j < WINDOWS; j++) {
-        AuObs win[25];
-        memcpy(win, &obs[j * 25], sizeof win);
-        qsort(win, 25, sizeof win[0], cmp_ratio_desc);
+        /* classes of 1..16: 0 (1), 1 (2-3), 2 (4-7), 3 (8-15), 4 (16) */
+        AuObs cls[5][25];
+        int n[5] = {0}, q[5], rem[5], given = 0;
+        for (int i = 0; i < 25; i++) {
+            AuObs o = obs[j * 25 + i];
+            int k = o.w >= 16 ? 4 : o.w >= 8 ? 3 : o.w >= 4 ? 2 : o.w >= 2 ? 1 : 0;
+            cls[k][n[k]++] = o;
+        }
+        for (int k = 0; k < 5; k++) {
+            q[k] = n[k] * 3 / 25;
+            rem[k] = n[k] * 3 % 25;
+            given += q[k];
+        }
+        for (; given < 3; given++) {
+            int best = 0;
+            for (int k = 1; k < 5; k++)
+                if (rem[k] > rem[best])
+                    best = k;
+            q[best]++;
+            rem[best] = 0;
+        }
         C[j] = W[j] = 0;
-        for (int i = 3; i < 25; i++) {
-            C[j] += (double)win[i].c;
-            W[j] += win[i].w;
+        for (int k = 0; k < 5; k++) {
+            qsort(cls[k], (size_t)n[k], sizeof cls[k][0], cmp_ratio_desc);
+            for (int i = q[k]; i < n[k]; i++) {
+                C[j] += (double)cls[k][i].c;
+                W[j] += cls[k][i].w;
+            }
         }
         sc += C[j];
         sw += W[j];
@@ -301,11 +326,12 @@ TEST(audit_trim_identical)
     au_stats_free(&st);
 
     /* ties in cycles per weight: (c, w) pairs of equal ratio are ordered by
-     * c, so the dropped set does not depend on arrival order */
+     * c, so the dropped set does not depend on arrival order (weights 2
+     * and 3: one class) */
     cfg.trim_window = 4;
     cfg.trim_drop = 1;
     CHECK(au_stats_init(&st, 2, &cfg));
-    AuObs a[4] = {{10, 1}, {20, 2}, {30, 3}, {5, 1}}, b[4] = {{30, 3}, {5, 1}, {10, 1}, {20, 2}};
+    AuObs a[4] = {{6, 2}, {20, 2}, {30, 3}, {9, 3}}, b[4] = {{30, 3}, {9, 3}, {6, 2}, {20, 2}};
     for (int i = 0; i < 4; i++) {
         au_stats_add(&st, 0, a[i].c, a[i].w);
         au_stats_add(&st, 1, b[i].c, b[i].w);
@@ -313,8 +339,22 @@ TEST(audit_trim_identical)
     AuEstimate e0, e1;
     au_stats_estimate(&st, 0, &e0);
     au_stats_estimate(&st, 1, &e1);
-    CHECK(near(e0.mean, 35.0 / 4, 1e-15));     /* (30, 3) dropped */
+    CHECK(near(e0.mean, 35.0 / 7, 1e-15));     /* (30, 3) dropped */
     CHECK(e0.mean == e1.mean);
+    au_stats_free(&st);
+
+    /* weight classes give up their share: of (100, 1), (50, 1), (400, 8),
+     * (300, 8) with 2 to drop, one of each class goes — the slowest two by
+     * c/w alone would be both calls of weight 1 (100 and 50 a call against
+     * 50 and 37.5), and the mix kept would be all weight 8 */
+    cfg.trim_drop = 2;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    AuObs m[4] = {{100, 1}, {400, 8}, {50, 1}, {300, 8}};
+    for (int i = 0; i < 4; i++)
+        au_stats_add(&st, 0, m[i].c, m[i].w);
+    au_stats_estimate(&st, 0, &e0);
+    CHECK(near(e0.mean, 350.0 / 9, 1e-15));    /* (100, 1) and (400, 8) dropped */
+    CHECK_INT(st.v[0].trimmed, 2);
     au_stats_free(&st);
 
     cfg = default_config();
@@ -436,10 +476,13 @@ TEST(audit_detection_rates)
     AuConfig cfg = default_config();
     enum { RUNS = 200 };
     static const struct { double diff; int min_correct; uint64_t max_median; } cases[] = {
-        {0.01, RUNS * 95 / 100, 60000},
-        {0.02, RUNS * 99 / 100, 20000},
-        {0.05, RUNS, 12000},
-        {0.10, RUNS, 12000},
+        /* a winner is confirmed at twice the samples of its first look
+         * (audit.confirm): at 5% and 10%, 2 × audit.min_samples; at 1%
+         * a first look often does not hold and the count starts over */
+        {0.01, RUNS * 95 / 100, 110000},
+        {0.02, RUNS * 99 / 100, 30000},
+        {0.05, RUNS, 24000},
+        {0.10, RUNS, 24000},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         int correct = 0, wrong = 0, nodiff = 0, timeouts = 0;
@@ -729,6 +772,114 @@ TEST(audit_futility)
 }
 
 /* Degenerate streams: constant samples give exact answers, no NaN. */
+/* Confirmation (audit.confirm): a winner stands only when it is the
+ * winner again once its samples have grown by the factor. */
+TEST(audit_confirm_rule)
+{
+    AuConfig cfg = default_config();
+    CHECK(near(cfg.confirm, 2.0, 1e-12));
+    AuResult r = {.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
+    AuConfirm c = {0};
+    r.v[0].samples = r.v[1].samples = 10000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 1.0, &r), AU_RUNNING);
+    CHECK_INT(r.install, 0);
+    r = (AuResult){.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
+    r.v[0].samples = 19990, r.v[1].samples = 25000;   /* the fewest count */
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 2.0, &r), AU_RUNNING);
+    r.outcome = AU_WINNER, r.install = 1, r.v[0].samples = 20000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 2.1, &r), AU_WINNER);
+    CHECK_INT(r.install, 1);
+    /* looks in between do not matter; the confirming look does: without
+     * the winner, or with another one, it starts again */
+    c = (AuConfirm){0};
+    AuResult w = {.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
+    w.v[0].samples = w.v[1].samples = 10000;
+    r = w;
+    au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 1.0, &r);
+    r = w, r.outcome = AU_RUNNING, r.install = 0, r.v[0].samples = r.v[1].samples = 15000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 1.5, &r), AU_RUNNING);
+    r = w, r.outcome = AU_RUNNING, r.install = 0, r.v[0].samples = r.v[1].samples = 20000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 2.0, &r), AU_RUNNING);
+    CHECK_INT(c.at, 0);
+    r = w, r.v[0].samples = r.v[1].samples = 21000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 2.1, &r), AU_RUNNING);
+    CHECK_INT(c.at, 21000);
+    r = w, r.best = r.install = 0, r.v[0].samples = r.v[1].samples = 42000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 4.2, &r), AU_RUNNING);
+    CHECK_INT(c.at, 42000);
+    CHECK_INT(c.best, 0);
+    r = w, r.best = r.install = 0, r.v[0].samples = r.v[1].samples = 84000;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, 8.4, &r), AU_WINNER);
+    CHECK_INT(r.install, 0);
+    /* the sample budget caps what is asked; the wall-time budget ends it */
+    c = (AuConfirm){0};
+    AuConfig small = cfg;
+    small.max_samples = 15000;
+    r = w;
+    CHECK_INT(au_stats_confirm(&c, &small, AU_TEST_SEQUENTIAL, 1.0, &r), AU_RUNNING);
+    r = w, r.v[0].samples = r.v[1].samples = 15000;
+    CHECK_INT(au_stats_confirm(&c, &small, AU_TEST_SEQUENTIAL, 1.5, &r), AU_WINNER);
+    c = (AuConfirm){0};
+    r = w;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_SEQUENTIAL, cfg.timeout, &r), AU_TIMEOUT);
+    CHECK_INT(r.install, 0);
+    /* off, the paper test and the oracle: at once */
+    AuConfig off = cfg;
+    off.confirm = 0;
+    c = (AuConfirm){0}, r = w;
+    CHECK_INT(au_stats_confirm(&c, &off, AU_TEST_SEQUENTIAL, 1.0, &r), AU_WINNER);
+    c = (AuConfirm){0}, r = w;
+    CHECK_INT(au_stats_confirm(&c, &cfg, AU_TEST_PAPER, 1.0, &r), AU_WINNER);
+    off = cfg;
+    off.oracle = true;
+    c = (AuConfirm){0}, r = w;
+    CHECK_INT(au_stats_confirm(&c, &off, AU_TEST_SEQUENTIAL, 1.0, &r), AU_WINNER);
+}
+
+/* What confirmation is for: a transient.  Two identical variants, but for
+ * the first looks (about the first 8,000 samples of each) variant 1 runs
+ * 8% faster — a phase of the program, a still-warming copy.  Without
+ * confirmation the first look often declares it the winner; with it, the
+ * rest of the stream has to agree, and it does not. */
+static int transient_winners(const AuConfig *cfg, int runs)
+{
+    init_neglog();
+    int winners = 0;
+    for (int run = 0; run < runs; run++) {
+        AuRng r;
+        au_rng_seed(&r, 0xc0f0 + (uint64_t)run);
+        AuStats st;
+        if (!au_stats_init(&st, 2, cfg))
+            return -1;
+        AuConfirm c = {0};
+        AuOutcome o = AU_RUNNING;
+        for (int look = 1; look < 20000 && o == AU_RUNNING; look++) {
+            for (int k = 0; k < 2; k++)
+                for (int i = 0; i < 1000; i++)
+                    au_stats_add(&st, k, draw(&r, k == 1 && look <= 8 ? 0.92 : 1), 1);
+            AuResult res;
+            au_stats_test(&st, AU_TEST_SEQUENTIAL, look * 0.010, &res);
+            o = au_stats_confirm(&c, cfg, AU_TEST_SEQUENTIAL, look * 0.010, &res);
+        }
+        winners += o == AU_WINNER;
+        au_stats_free(&st);
+    }
+    return winners;
+}
+
+TEST(audit_confirm_transient)
+{
+    AuConfig cfg = default_config();
+    cfg.min_effect = 0.02;   /* the default */
+    AuConfig off = cfg;
+    off.confirm = 0;
+    int with = transient_winners(&cfg, 50), without = transient_winners(&off, 50);
+    if (verbose())
+        printf("audit transient: winners of 50 with confirmation %d, without %d\n", with, without);
+    CHECK(without >= 25);
+    CHECK_INT(with, 0);
+}
+
 TEST(audit_constant_samples)
 {
     AuConfig cfg = default_config();
