@@ -304,6 +304,9 @@ check help-audit-max-overhead 0 "audit.max_overhead" -- $T --help
 check audit-futility-range 2 "tunable 'audit.futility' must be in 0..100000 (percent), got 100001" -- \
     $T --audit=aa -X audit.futility=100001 run "$D/ok.tla"
 check help-audit-futility 0 "audit.futility" -- $T --help
+check audit-confirm-range 2 "tunable 'audit.confirm' must be 0 or in 100..100000 (percent), got 50" -- \
+    $T --audit=aa -X audit.confirm=50 run "$D/ok.tla"
+check help-audit-confirm 0 "audit.confirm" -- $T --help
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
