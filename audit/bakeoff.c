@@ -152,13 +152,16 @@ static void event(AuAuditor *au, Bake *b, AuEvent ev)
 /* The dispatcher's countdown went below zero.  Undo its decrement and let
  * au_policy_next decide (it decrements again): clean variant 0 or timed k.
  *
- * Calls of the method nested in a timed call (recursion) run clean and
- * leave the policy alone: with nesting, the rest of a burst and the next
- * variant's burst fell inside the outer timed call, at positions of the
- * recursion that depended on the variant, and A/A bakeoffs of recursive
- * methods declared 3-11% "winners", the same variant in every run.  So a
- * timed call is one top-level call, its recursion included, untimed.  A
- * run-time error unwinds past the restore, but it ends the program. */
+ * Calls of the method nested in a timed call that reach the dispatcher
+ * run clean variant 0 and leave the policy alone: with nesting, the rest
+ * of a burst and the next variant's burst fell inside the outer timed
+ * call, at positions of the recursion that depended on the variant, and
+ * A/A bakeoffs of recursive methods declared 3-11% "winners", the same
+ * variant in every run.  (A variant's own calls of the method do not
+ * come here: they call the variant directly, jit/bakeoff.c; what does is
+ * a recursion through another method, a → b → a.)  So a timed call is
+ * one call, its recursion included, untimed.  A run-time error unwinds
+ * past the restore, but it ends the program. */
 static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
 {
     AuDispatch *d = ctx;
