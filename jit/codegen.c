@@ -360,6 +360,12 @@ static void take_result(Cg *g, const IrInsn *in, gcc_jit_rvalue *r)
 /* How a call may reach the compiled method itself (Cg.self_direct). */
 typedef enum Self { SELF_NO, SELF_YES, SELF_MAYBE } Self;
 
+static void call_entry(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue **a)
+{
+    gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
+    take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+}
+
 /* Calls method cm (an rvalue) through its current entry; with
  * g->self_direct, a call of g->m itself (SELF_YES, or SELF_MAYBE when cm
  * turns out to be g->m at run time) calls this very function instead. */
@@ -368,8 +374,7 @@ static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *
     cg_out_begin(g, in);
     gcc_jit_rvalue *a[3] = {g->thread, cm, argp};
     if (!g->self_direct || self == SELF_NO) {
-        gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
-        take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+        call_entry(g, in, cm, a);
     } else if (self == SELF_YES) {
         take_result(g, in, gcc_jit_context_new_call(g->c, NULL, g->fn, 3, a));
     } else {
@@ -380,8 +385,7 @@ static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *
         take_result(g, in, gcc_jit_context_new_call(g->c, NULL, g->fn, 3, a));
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = through;
-        gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
-        take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
+        call_entry(g, in, cm, a);
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = join;
     }
