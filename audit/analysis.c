@@ -256,6 +256,11 @@ static void route(void *ctx, const AuSample *s)
         }
         b = a->last = a->bakeoffs[i];
     }
+    if (s->variant & AU_SAMPLE_WARMUP) {
+        if (!au_stats_add_warmup(&b->st, (int)(s->variant & ~AU_SAMPLE_WARMUP), s->cycles))
+            a->counters.invalid++;
+        return;   /* not fresh: nothing to test anew */
+    }
     if (s->variant >= (uint32_t)b->st.nvariants ||
         !au_stats_add(&b->st, (int)s->variant, s->cycles, s->weight)) {
         a->counters.invalid++;

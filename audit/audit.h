@@ -100,6 +100,7 @@ typedef struct AuConfig {
     double interval;          /* seconds between two analysis rounds */
     int32_t sample_every;     /* 1 timed call in this many; 0 = never */
     int32_t burst;            /* timed calls in a row to one variant */
+    int32_t warmup;           /* of which the first this many are not estimated */
     int32_t jitter;           /* percent of random change of both, per round */
     uint64_t seed;            /* policy randomness; 0 = from the clock */
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
@@ -164,6 +165,8 @@ typedef struct AuVariantStats {
     AuSums sums;
     uint64_t received;         /* samples added (weight > 0) */
     uint64_t trimmed;          /* dropped as the slowest of their window */
+    uint64_t warmups;          /* warm-up calls' samples: counted, not estimated */
+    double warmup_cycles;      /* their Σ cycles */
     uint32_t nwin;             /* samples in the current, incomplete window */
     AuObs *win;                /* trim_window entries */
 } AuVariantStats;
@@ -221,6 +224,8 @@ typedef struct AuVariantResult {
     double mean, stddev;       /* cycles per unit of weight */
     double cycles;             /* cycles per timed call (= mean at weight 1) */
     double weight;             /* Σ weight of the kept samples (= samples at weight 1) */
+    uint64_t warmups;          /* warm-up calls timed, not estimated */
+    double warmup_cycles;      /* their mean cycles a call (0 without any) */
     double rel, rel_lo, rel_hi; /* mean / mean(best) − 1, with interval */
     bool slower;               /* shown slower than the best at this look */
 } AuVariantResult;
@@ -245,6 +250,8 @@ bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg);
 void au_stats_free(AuStats *st);
 /* One sample of `variant` (weight 0 or a bad variant: ignored, false). */
 bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight);
+/* A burst's warm-up call of variant: only counted (AuVariantResult.warmup_cycles). */
+bool au_stats_add_warmup(AuStats *st, int variant, uint64_t cycles);
 void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e);
 /* One look: the decision with `test` after `elapsed` seconds.  Pure: the
  * caller stops at the first outcome other than AU_RUNNING. */
@@ -296,7 +303,8 @@ typedef struct AuSampleBuffer {
     uint64_t mask;             /* slots − 1 */
     uint64_t head;             /* samples written */
     uint64_t dropped;          /* samples lost to a full buffer (relaxed stores) */
-    char pad_[32];
+    uint32_t warmup;           /* bakeoff whose next sample is a warm-up (0: none) */
+    char pad_[28];
     /* the consumer's (the analysis thread) */
     uint64_t tail;             /* samples read */
     uint64_t dropped_seen;
@@ -327,8 +335,15 @@ void au_samples_configure(uint32_t slots);
 /* The calling thread's buffer, registered on first use (NULL without
  * memory); retired automatically when the thread exits. */
 AuSampleBuffer *au_samples_thread(void);
-/* au_sample_push on the calling thread's buffer. */
+/* au_sample_push on the calling thread's buffer; the sample of a warm-up
+ * call (au_sample_warmup) goes with AU_SAMPLE_WARMUP in its variant. */
 bool au_sample_record(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight);
+/* The calling thread's next sample of `bakeoff` (0: none) is a burst's
+ * warm-up call; returns the previous setting, for a nested timed call of
+ * another bakeoff to restore. */
+uint32_t au_sample_warmup(uint32_t bakeoff);
+/* In a sample's variant: a warm-up call, counted but not estimated. */
+#define AU_SAMPLE_WARMUP 0x80000000u
 
 typedef struct AuDrainCounts {
     uint64_t read;             /* valid samples handed to the callback */

@@ -36,6 +36,8 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
                        (long long)tun->audit_interval_ms);
     if (tun->audit_sample_every > 1000000 || tun->audit_burst < 1 || tun->audit_burst > 1000000)
         return vm_fail(err, "tunables 'audit.sample_every' (0..1000000) and 'audit.burst' (1..1000000) out of range");
+    if (tun->audit_warmup < 0 || tun->audit_warmup > 1000000)
+        return vm_fail(err, "tunable 'audit.warmup' must be in 0..1000000, got %lld", (long long)tun->audit_warmup);
     if (tun->audit_jitter > 100)
         return vm_fail(err, "tunable 'audit.jitter' must be in 0..100 (percent), got %lld",
                        (long long)tun->audit_jitter);
@@ -71,6 +73,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .interval = tun->audit_interval_ms / 1000.0,
         .sample_every = (int32_t)tun->audit_sample_every,
         .burst = (int32_t)tun->audit_burst,
+        .warmup = (int32_t)(tun->audit_warmup < tun->audit_burst ? tun->audit_warmup : tun->audit_burst - 1),
         .jitter = (int32_t)tun->audit_jitter,
         .seed = (uint64_t)tun->audit_seed,
         .buffer_slots = (uint32_t)tun->audit_buffer_slots,

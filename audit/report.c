@@ -182,6 +182,8 @@ static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
             s->inline_max_callee_size, s->inline_max_depth, s->inline_max_growth);
     fprintf(f, ",\"samples\":%" PRIu64 ",\"received\":%" PRIu64 ",\"outliers_dropped\":%" PRIu64,
             known ? v->samples : 0, known ? v->received : 0, known ? v->trimmed : 0);
+    fprintf(f, ",\"warmups\":%" PRIu64 ",\"warmup_cycles\":", known ? v->warmups : 0);
+    json_num(f, known && v->warmups ? v->warmup_cycles : NAN);
     fputs(",\"weight\":", f);
     json_num(f, known ? v->weight : 0);
     fputs(",\"timed_call_cycles\":", f);

@@ -92,7 +92,23 @@ AuSampleBuffer *au_samples_thread(void)
 bool au_sample_record(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)
 {
     AuSampleBuffer *b = au_samples_thread();
-    return b && au_sample_push(b, bakeoff, variant, cycles, weight);
+    if (!b)
+        return false;
+    if (b->warmup && b->warmup == bakeoff) {
+        b->warmup = 0;
+        variant |= AU_SAMPLE_WARMUP;
+    }
+    return au_sample_push(b, bakeoff, variant, cycles, weight);
+}
+
+uint32_t au_sample_warmup(uint32_t bakeoff)
+{
+    AuSampleBuffer *b = au_samples_thread();
+    if (!b)
+        return 0;   /* no buffer: no sample will be pushed either */
+    uint32_t prev = b->warmup;
+    b->warmup = bakeoff;
+    return prev;
 }
 
 int au_samples_count(void)

@@ -355,6 +355,15 @@ bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight)
     return true;
 }
 
+bool au_stats_add_warmup(AuStats *st, int variant, uint64_t cycles)
+{
+    if (variant < 0 || variant >= st->nvariants)
+        return false;
+    st->v[variant].warmups++;
+    st->v[variant].warmup_cycles += (double)cycles;
+    return true;
+}
+
 /* The ratio estimator R = ΣC/ΣW over windows, and its delta-method
  * variance Var(R) ≈ Σ(C_j − R·W_j)² / ((m − 1)·m·W̄²) for m windows; with
  * w = 1 and window 1, the sample mean and s²/n. */
@@ -653,6 +662,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         vr->stddev = e[k].stddev;
         vr->cycles = e[k].cycles;
         vr->weight = st->v[k].sums.sw;
+        vr->warmups = st->v[k].warmups;
+        vr->warmup_cycles = vr->warmups ? st->v[k].warmup_cycles / (double)vr->warmups : 0;
         if (e[k].n < nmin)
             nmin = e[k].n;
         if (e[k].windows < wmin)

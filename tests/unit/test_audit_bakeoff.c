@@ -550,15 +550,16 @@ TEST(audit_bakeoff_injected_failure)
 
 typedef struct Count {
     uint32_t aid;
-    uint64_t per[AU_MAX_VARIANTS];
+    uint64_t per[AU_MAX_VARIANTS], warm[AU_MAX_VARIANTS];
     uint64_t other;
 } Count;
 
 static void count_sample(void *ctx, const AuSample *s)
 {
     Count *c = ctx;
-    if (s->bakeoff == c->aid && s->variant < AU_MAX_VARIANTS && s->weight == 1 && s->cycles > 0)
-        c->per[s->variant]++;
+    uint32_t k = s->variant & ~AU_SAMPLE_WARMUP;
+    if (s->bakeoff == c->aid && k < AU_MAX_VARIANTS && s->weight == 1 && s->cycles > 0)
+        (s->variant & AU_SAMPLE_WARMUP ? c->warm : c->per)[k]++;
     else
         c->other++;
 }
@@ -566,11 +567,12 @@ static void count_sample(void *ctx, const AuSample *s)
 /* sample_every 5, burst 2, no jitter: the analysis's parameters are
  * exactly reset 8, burst 2; the generated fast path plus the slow path
  * must time exactly the calls au_policy_next times, variant for variant,
- * and leave the thread's state where au_policy_next leaves it. */
+ * mark the first of each burst as its warm-up (audit.warmup 1), and
+ * leave the thread's state where au_policy_next leaves it. */
 TEST(audit_dispatcher_counts)
 {
     static const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2",
-                                      "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", NULL};
+                                      "audit.warmup=1", "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", NULL};
     Env e;
     VmMethod *twice = bake_twice(&e, set, false);
     if (!twice)
@@ -588,15 +590,16 @@ TEST(audit_dispatcher_counts)
     CHECK_INT(p->burst, 2);
     /* the bakeoff's id as the analysis knows it: from the dispatcher's samples */
     AuPolicyState sim = {0};
-    uint64_t want[AU_MAX_VARIANTS] = {0}, clean = 0;
+    uint64_t want[AU_MAX_VARIANTS] = {0}, warm[AU_MAX_VARIANTS] = {0}, clean = 0;
     const int N = 20000;
     for (int i = 0; i < N; i++) {
         CHECK_INT(call_int(&e, twice, i).i, 2 * i);
+        bool first = sim.countdown == 0;   /* a timed call now is its burst's first */
         int k = au_policy_next(&sim, p, 2);
         if (k == AU_CLEAN)
             clean++;
         else
-            want[k]++;
+            (first ? warm : want)[k]++;
     }
     Count c = {0};
     /* which id: the only bakeoff; samples of others would land in `other` */
@@ -609,7 +612,11 @@ TEST(audit_dispatcher_counts)
     CHECK_INT(c.other, 0);
     CHECK_INT(c.per[0], want[0]);
     CHECK_INT(c.per[1], want[1]);
-    CHECK_INT(want[0] + want[1], N / 5);
+    CHECK_INT(c.warm[0], warm[0]);
+    CHECK_INT(c.warm[1], warm[1]);
+    CHECK_INT(warm[0], want[0]);     /* bursts of 2: one warm-up, one estimated */
+    CHECK_INT(warm[1], want[1]);
+    CHECK_INT(want[0] + want[1] + warm[0] + warm[1], N / 5);
     CHECK_INT(clean, N - N / 5);
     CHECK_INT(dc.dropped, 0);
     /* the thread's state for the slot: as the simulation's */

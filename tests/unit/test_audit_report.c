@@ -88,6 +88,7 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
         /* weighted, as a recursive method's: 3 calls a timed call */
         res->v[0] = (AuVariantResult){.samples = 12000, .received = 13400, .trimmed = 1340,
                                       .mean = 1000, .stddev = 120, .cycles = 3000, .weight = 36000,
+                                      .warmups = 4400, .warmup_cycles = 5125.5,
                                       .rel = 0.0526, .rel_lo = 0.03, .rel_hi = 0.075, .slower = true};
         res->v[1] = (AuVariantResult){.samples = 11990, .received = 13390, .trimmed = 1339,
                                       .mean = 950, .stddev = 110, .cycles = 2850, .weight = 35970};
@@ -152,7 +153,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"duration\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
-                      "\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":null,"
+                      "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":null,"
                       "\"relative_to_best_interval\":null,\"slower\":false},{\"name\":\"inline4x\"");
     CHECK_CONTAINS(s, "{\"id\":2,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"compiling\",");
     CHECK_CONTAINS(s, "\"t_started\":0.750000,\"t_sampling\":null");
@@ -166,13 +167,15 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"failure\":null,"
                       "\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
-                      "\"received\":13400,\"outliers_dropped\":1340,\"weight\":36000,"
+                      "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
+                      "\"warmup_cycles\":5125.5,\"weight\":36000,"
                       "\"timed_call_cycles\":3000,\"mean_cycles\":1000,"
                       "\"stddev_cycles\":120,\"relative_to_best\":0.0526,"
                       "\"relative_to_best_interval\":[0.03,0.075],\"slower\":true},"
                       "{\"name\":\"inline4x\",\"options\":\"O2\",\"inline_max_callee_size\":160,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":11990,"
-                      "\"received\":13390,\"outliers_dropped\":1339,\"weight\":35970,"
+                      "\"received\":13390,\"outliers_dropped\":1339,\"warmups\":0,"
+                      "\"warmup_cycles\":null,\"weight\":35970,"
                       "\"timed_call_cycles\":2850,\"mean_cycles\":950,"
                       "\"stddev_cycles\":110,\"relative_to_best\":0,"
                       "\"relative_to_best_interval\":[0,0],\"slower\":false}]}");

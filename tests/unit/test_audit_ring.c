@@ -126,6 +126,47 @@ TEST(audit_ring_single)
     CHECK_INT(au_samples_count(), base);
 }
 
+/* A warm-up mark (au_sample_warmup) flags the thread's next sample of its
+ * bakeoff only: not another bakeoff's, not the one after; a nested timed
+ * call of another bakeoff marks and restores around it. */
+static void *warmup_thread(void *arg)
+{
+    (void)arg;
+    CHECK_INT(au_sample_warmup(5), 0);
+    CHECK(au_sample_record(7, 1, 10, 1));          /* another bakeoff: not a warm-up */
+    CHECK(au_sample_record(5, 1, 11, 1));          /* the warm-up */
+    CHECK(au_sample_record(5, 1, 12, 1));          /* the burst goes on */
+    CHECK_INT(au_sample_warmup(5), 0);             /* outer: bakeoff 5's warm-up call */
+    uint32_t outer = au_sample_warmup(7);          /* a nested warm-up of bakeoff 7 */
+    CHECK_INT(outer, 5);
+    CHECK(au_sample_record(7, 0, 13, 1));
+    CHECK_INT(au_sample_warmup(outer), 0);         /* restored: 7's mark was used */
+    CHECK(au_sample_record(5, 0, 14, 2));          /* the outer call's sample */
+    CHECK(au_sample_record(5, 0, 15, 1));
+    Collected got = {0};
+    AuDrainCounts c = {0};
+    au_samples_drain(collect, &got, &c);
+    CHECK_INT(got.n, 6);
+    static const uint32_t want[6][2] = {{7, 1}, {5, 1 | AU_SAMPLE_WARMUP}, {5, 1}, {7, AU_SAMPLE_WARMUP},
+                                        {5, AU_SAMPLE_WARMUP}, {5, 0}};
+    for (int i = 0; i < 6 && i < got.n; i++) {
+        CHECK_INT(got.s[i].bakeoff, want[i][0]);
+        CHECK_INT(got.s[i].variant, want[i][1]);
+        CHECK_INT(got.s[i].cycles, 10 + i);
+    }
+    return NULL;
+}
+
+TEST(audit_ring_warmup)
+{
+    AuDrainCounts c = {0};
+    drain_all(ignore, NULL, &c);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, warmup_thread, NULL) == 0);
+    pthread_join(th, NULL);
+    drain_all(ignore, NULL, &c);
+}
+
 /* ---- producers and a consumer --------------------------------------------- */
 
 enum { PRODUCERS = 2, PUSHES = 400000 };

@@ -627,6 +627,22 @@ TEST(audit_result_fields)
     CHECK_INT(res.v[0].samples, 18000);
     CHECK_INT(res.v[0].trimmed, 2000);
     CHECK(res.v[0].stddev > 0.2 * res.v[0].mean && res.v[0].stddev < 0.5 * res.v[0].mean);
+    CHECK_INT(res.v[0].warmups, 0);
+    CHECK(res.v[0].warmup_cycles == 0);
+    /* warm-up calls are counted, with their mean, and change no estimate:
+     * here ten times slower ones for the variant that was winning */
+    AuResult before = res;
+    for (int i = 0; i < 5000; i++)
+        CHECK(au_stats_add_warmup(&st, 1, i % 2 ? 15000 : 5000));
+    CHECK(!au_stats_add_warmup(&st, 2, 1));
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_WINNER);
+    CHECK_INT(res.v[1].warmups, 5000);
+    CHECK(near(res.v[1].warmup_cycles, 10000, 1e-9));
+    CHECK_INT(res.v[0].warmups, 0);
+    for (int k = 0; k < 2; k++)
+        CHECK(res.v[k].samples == before.v[k].samples && res.v[k].received == before.v[k].received &&
+              res.v[k].mean == before.v[k].mean && res.v[k].stddev == before.v[k].stddev);
+    CHECK(res.rel == before.rel && res.rel_lo == before.rel_lo && res.rel_hi == before.rel_hi);
     /* fewer than min_samples: no decision yet, however clear */
     cfg.min_samples = 50000;
     AuStats st2;
@@ -977,4 +993,15 @@ TEST(audit_config)
     CHECK(vm_tunables_set(&tun, "audit.confidence=10000", &err));
     CHECK(!au_config_from_tunables(&cfg, &tun, &err));
     CHECK_CONTAINS(err.msg, "audit.confidence");
+    /* warm-up calls: 1 of a burst of 4 by default, at most burst - 1 */
+    vm_tunables_default(&tun);
+    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_INT(cfg.warmup, 1);
+    CHECK_INT(cfg.burst, 4);
+    CHECK(vm_tunables_set(&tun, "audit.warmup=9", &err));
+    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_INT(cfg.warmup, 3);
+    CHECK(vm_tunables_set(&tun, "audit.burst=1", &err));
+    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_INT(cfg.warmup, 0);
 }
