@@ -307,8 +307,8 @@ check help-audit-futility 0 "audit.futility" -- $T --help
 check audit-confirm-range 2 "tunable 'audit.confirm' must be 0 or in 100..100000 (percent), got 50" -- \
     $T --audit=aa -X audit.confirm=50 run "$D/ok.tla"
 check help-audit-confirm 0 "audit.confirm" -- $T --help
-check audit-warmup-range 2 "tunable 'audit.warmup' must be in 0..1000000, got -1" -- \
-    $T --audit=aa -X audit.warmup=-1 run "$D/ok.tla"
+check audit-warmup-range 2 "tunable 'audit.warmup' must be in 0..1000000, got 2000000" -- \
+    $T --audit=aa -X audit.warmup=2000000 run "$D/ok.tla"
 check help-audit-warmup 0 "audit.warmup" -- $T --help
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
