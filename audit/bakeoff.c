@@ -185,9 +185,10 @@ static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
     st->timing = k;
     int32_t saved = st->countdown;
     st->countdown = INT32_MAX;
-    uint32_t outer = place < d->warmup ? au_sample_warmup(d->tab.bakeoff) : 0;
+    bool warmup = place < d->warmup;
+    uint32_t outer = warmup ? au_sample_warmup(d->tab.bakeoff) : 0;
     VmValue r = d->tab.timed(t, m, args);
-    if (place < d->warmup)
+    if (warmup)
         au_sample_warmup(outer);
     st->countdown = saved;
     return r;
