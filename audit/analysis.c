@@ -256,13 +256,14 @@ static void route(void *ctx, const AuSample *s)
         }
         b = a->last = a->bakeoffs[i];
     }
+    /* timed code reports c·N + k for copy c of variant k (audit.copies) */
+    uint32_t n = (uint32_t)b->st.nvariants, arm = s->variant & ~AU_SAMPLE_WARMUP;
     if (s->variant & AU_SAMPLE_WARMUP) {
-        if (!au_stats_add_warmup(&b->st, (int)(s->variant & ~AU_SAMPLE_WARMUP), s->cycles))
+        if (!au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
             a->counters.invalid++;
         return;   /* not fresh: nothing to test anew */
     }
-    if (s->variant >= (uint32_t)b->st.nvariants ||
-        !au_stats_add(&b->st, (int)s->variant, s->cycles, s->weight)) {
+    if (arm >= n * AU_MAX_COPIES || !au_stats_add_copy(&b->st, (int)(arm % n), (int)(arm / n), s->cycles, s->weight)) {
         a->counters.invalid++;
         return;
     }

@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #define AU_MAX_VARIANTS 8      /* variants of one bakeoff */
+#define AU_MAX_COPIES 2        /* copies of each variant's code (audit.copies) */
 #define AU_MAX_SLOTS 16        /* bakeoffs sampled at once (policy slots) */
 #define AU_MAX_TRIM_WINDOW 4096
 
@@ -101,6 +102,7 @@ typedef struct AuConfig {
     int32_t sample_every;     /* 1 timed call in this many; 0 = never */
     int32_t burst;            /* timed calls in a row to one variant */
     int32_t warmup;           /* of which the first this many are not estimated */
+    int32_t copies;           /* of each variant's code, timed in rotation */
     int32_t jitter;           /* percent of random change of both, per round */
     uint64_t seed;            /* policy randomness; 0 = from the clock */
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
@@ -111,6 +113,7 @@ typedef struct AuConfig {
     bool paired;              /* audit.paired: variances from paired windows */
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
     double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
+    double copy_margin;       /* audit.copy_margin, a fraction: with copies, every copy pairing */
 } AuConfig;
 
 /* A bakeoff whose fastest variant's timed call (AuVariantResult.cycles:
@@ -161,12 +164,24 @@ typedef struct AuObs {
     uint32_t w;
 } AuObs;
 
+/* One copy's samples (audit.copies), trimmed in windows of its own as a
+ * variant's are (in the variant's windows, mixed, a slower copy would
+ * lose more of its samples to the trimming, and read faster than it is):
+ * Σc and Σw of the kept ones, for the copy's own mean. */
+typedef struct AuCopySums {
+    uint64_t samples;
+    double sc, sw;
+    uint32_t nwin;
+    AuObs *win;                /* trim_window entries */
+} AuCopySums;
+
 typedef struct AuVariantStats {
     AuSums sums;
     uint64_t received;         /* samples added (weight > 0) */
     uint64_t trimmed;          /* dropped as the slowest of their window */
     uint64_t warmups;          /* warm-up calls' samples: counted, not estimated */
     double warmup_cycles;      /* their Σ cycles */
+    AuCopySums copy[AU_MAX_COPIES];
     uint32_t nwin;             /* samples in the current, incomplete window */
     AuObs *win;                /* trim_window entries */
 } AuVariantStats;
@@ -226,6 +241,8 @@ typedef struct AuVariantResult {
     double weight;             /* Σ weight of the kept samples (= samples at weight 1) */
     uint64_t warmups;          /* warm-up calls timed, not estimated */
     double warmup_cycles;      /* their mean cycles a call (0 without any) */
+    uint64_t copy_samples[AU_MAX_COPIES];   /* kept, per copy of its code */
+    double copy_mean[AU_MAX_COPIES];        /* cycles per unit of weight, per copy */
     double rel, rel_lo, rel_hi; /* mean / mean(best) − 1, with interval */
     bool slower;               /* shown slower than the best at this look */
 } AuVariantResult;
@@ -250,6 +267,8 @@ bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg);
 void au_stats_free(AuStats *st);
 /* One sample of `variant` (weight 0 or a bad variant: ignored, false). */
 bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight);
+/* The same, timed on copy `copy` of the variant's code (0..AU_MAX_COPIES). */
+bool au_stats_add_copy(AuStats *st, int variant, int copy, uint64_t cycles, uint32_t weight);
 /* A burst's warm-up call of variant: only counted (AuVariantResult.warmup_cycles). */
 bool au_stats_add_warmup(AuStats *st, int variant, uint64_t cycles);
 void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e);

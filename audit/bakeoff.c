@@ -76,6 +76,7 @@ _Static_assert(offsetof(AuPolicyState, timing) == VM_AUDIT_TIMING * sizeof(int32
                "the timed wrapper reads AuPolicyState.timing");
 _Static_assert(AU_MAX_SLOTS == VM_AUDIT_SLOTS, "one policy slot per VmThread.audit entry");
 _Static_assert(AU_MAX_VARIANTS == JIT_MAX_VARIANTS, "the JIT compiles every variant of a bakeoff");
+_Static_assert(AU_MAX_COPIES == JIT_MAX_COPIES, "the JIT lays out every copy (audit.copies)");
 
 /* What one bakeoff's generated code reaches: the table (first, its
  * address is compiled into the code) and the slow path's parameters. */
@@ -84,6 +85,7 @@ typedef struct AuDispatch {
     const AuPolicyParams *params;
     uint32_t slot;
     int nvariants;
+    int arms;                  /* variants × copies: what the policy rotates over */
     int32_t warmup;            /* a burst's first calls not estimated */
 } AuDispatch;
 
@@ -179,7 +181,7 @@ static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
     AuPolicyState *st = (AuPolicyState *)t->audit[d->slot];
     st->countdown++;
     int32_t place = -st->countdown;   /* if timed: its place in the burst, 0 first */
-    int k = au_policy_next(st, d->params, d->nvariants);
+    int k = au_policy_next(st, d->params, d->arms);
     if (k == AU_CLEAN)
         return d->tab.clean[0](t, m, args);
     st->timing = k;
@@ -231,6 +233,7 @@ static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
     r->result.best = r->result.runner_up = -1;
     r->installed = -1;
     r->oracle = au->cfg.oracle;
+    r->copies = au->cfg.copies > 1 ? au->cfg.copies : 1;
     r->t_queued = since(au);
     au->bakes[au->nbakes++] = b;
     event(au, b, AU_EV_QUEUED);
@@ -384,7 +387,9 @@ static void start(AuAuditor *au, Bake *b)
         d->params = au_analysis_policy(au->an, b->slot);
         d->slot = (uint32_t)b->slot;
         d->nvariants = r->nvariants;
+        d->arms = r->nvariants * r->copies;
         d->warmup = au->cfg.warmup;
+        rq.copies = r->copies;
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");

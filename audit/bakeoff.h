@@ -50,6 +50,7 @@ typedef struct AuBakeoffRecord {
     /* added for the reports (report.c, docs/stats.md): */
     double t_sampling;             /* dispatcher installed, timing began; 0 = not yet */
     bool oracle;                   /* audit.oracle: one fixed-sample look at max_samples */
+    int copies;                    /* audit.copies: of each variant's code */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;

@@ -38,6 +38,12 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         return vm_fail(err, "tunables 'audit.sample_every' (0..1000000) and 'audit.burst' (1..1000000) out of range");
     if (tun->audit_warmup < 0 || tun->audit_warmup > 1000000)
         return vm_fail(err, "tunable 'audit.warmup' must be in 0..1000000, got %lld", (long long)tun->audit_warmup);
+    if (tun->audit_copies < 1 || tun->audit_copies > AU_MAX_COPIES)
+        return vm_fail(err, "tunable 'audit.copies' must be in 1..%d, got %lld", AU_MAX_COPIES,
+                       (long long)tun->audit_copies);
+    if (tun->audit_copy_margin < 0 || tun->audit_copy_margin >= 10000)
+        return vm_fail(err, "tunable 'audit.copy_margin' must be in 0..9999 (basis points), got %lld",
+                       (long long)tun->audit_copy_margin);
     if (tun->audit_jitter > 100)
         return vm_fail(err, "tunable 'audit.jitter' must be in 0..100 (percent), got %lld",
                        (long long)tun->audit_jitter);
@@ -74,6 +80,8 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .sample_every = (int32_t)tun->audit_sample_every,
         .burst = (int32_t)tun->audit_burst,
         .warmup = (int32_t)(tun->audit_warmup < tun->audit_burst ? tun->audit_warmup : tun->audit_burst - 1),
+        .copies = (int32_t)tun->audit_copies,
+        .copy_margin = tun->audit_copy_margin / 10000.0,
         .jitter = (int32_t)tun->audit_jitter,
         .seed = (uint64_t)tun->audit_seed,
         .buffer_slots = (uint32_t)tun->audit_buffer_slots,

@@ -192,6 +192,17 @@ static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
     json_num(f, known && v->samples ? v->mean : NAN);
     fputs(",\"stddev_cycles\":", f);
     json_num(f, known && v->samples > 1 ? v->stddev : NAN);
+    /* per copy of its code (audit.copies), in copy order */
+    int copies = r->copies < 1 ? 1 : r->copies > AU_MAX_COPIES ? AU_MAX_COPIES : r->copies;
+    fputs(",\"copy_samples\":[", f);
+    for (int c = 0; c < copies; c++)
+        fprintf(f, "%s%" PRIu64, c ? "," : "", known ? v->copy_samples[c] : 0);
+    fputs("],\"copy_mean_cycles\":[", f);
+    for (int c = 0; c < copies; c++) {
+        fputs(c ? "," : "", f);
+        json_num(f, known && v->copy_samples[c] ? v->copy_mean[c] : NAN);
+    }
+    fputs("]", f);
     /* relative to the best: 0 for the best itself, null before a best */
     bool rel = known && res->best >= 0 && res->best < res->nvariants;
     bool self = rel && k == res->best;

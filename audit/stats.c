@@ -149,7 +149,10 @@ bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg)
     st->cfg = *cfg;
     for (int i = 0; i < nvariants; i++) {
         st->v[i].win = malloc(cfg->trim_window * sizeof(AuObs));
-        if (!st->v[i].win) {
+        bool ok = st->v[i].win != NULL;
+        for (int c = 0; c < AU_MAX_COPIES; c++)
+            ok = ok && (st->v[i].copy[c].win = malloc(cfg->trim_window * sizeof(AuObs)));
+        if (!ok) {
             au_stats_free(st);
             return false;
         }
@@ -162,6 +165,10 @@ void au_stats_free(AuStats *st)
     for (int i = 0; i < AU_MAX_VARIANTS; i++) {
         free(st->v[i].win);
         st->v[i].win = NULL;
+        for (int c = 0; c < AU_MAX_COPIES; c++) {
+            free(st->v[i].copy[c].win);
+            st->v[i].copy[c].win = NULL;
+        }
     }
 }
 
@@ -345,13 +352,29 @@ static void flush_window(AuStats *st, int k)
 
 bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight)
 {
-    if (variant < 0 || variant >= st->nvariants || weight == 0)
+    return au_stats_add_copy(st, variant, 0, cycles, weight);
+}
+
+bool au_stats_add_copy(AuStats *st, int variant, int copy, uint64_t cycles, uint32_t weight)
+{
+    if (variant < 0 || variant >= st->nvariants || copy < 0 || copy >= AU_MAX_COPIES || weight == 0)
         return false;
     AuVariantStats *v = &st->v[variant];
     v->received++;
     v->win[v->nwin++] = (AuObs){cycles, weight};
     if (v->nwin == st->cfg.trim_window)
         flush_window(st, variant);
+    AuCopySums *cp = &v->copy[copy];
+    cp->win[cp->nwin++] = (AuObs){cycles, weight};
+    if (cp->nwin == st->cfg.trim_window) {
+        uint32_t keep = trim(cp->win, cp->nwin, st->cfg.trim_drop);
+        for (uint32_t i = 0; i < keep; i++) {
+            cp->sc += (double)cp->win[i].c;
+            cp->sw += cp->win[i].w;
+        }
+        cp->samples += keep;
+        cp->nwin = 0;
+    }
     return true;
 }
 
@@ -624,6 +647,27 @@ static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elap
     return at_wall_budget(cfg, n, elapsed) * cfg->futility < (double)need;
 }
 
+/* With copies of the variants' code (audit.copies): whether every copy of
+ * variant k is slower than every copy of b by more than margin, on their
+ * point estimates.  True without copies (a copy without samples).  Why:
+ * one copy of a variant's code can run 5-20% slower than the other for
+ * where it was loaded alone (A/A: docs/auditing.md, "Copies"), and the
+ * pooled means then differ by half of that, which the test on the pooled
+ * samples cannot tell from a difference of the code.  A difference of the
+ * code shows on every copy.  Only removes decisions: α is unchanged. */
+static bool copies_agree(const AuResult *r, int k, int b, double margin)
+{
+    const AuVariantResult *vk = &r->v[k], *vb = &r->v[b];
+    if (!vk->copy_samples[1] || !vb->copy_samples[1])
+        return true;
+    for (int c = 0; c < AU_MAX_COPIES; c++)
+        for (int d = 0; d < AU_MAX_COPIES; d++)
+            if (vk->copy_samples[c] && vb->copy_samples[d] &&
+                !(log(vk->copy_mean[c] / vb->copy_mean[d]) > log1p(margin)))
+                return false;
+    return true;
+}
+
 /* Decision rules (both tests; N variants, b the lowest mean):
  * - winner b: every other variant k is shown slower than b by more than
  *   min_effect (the interval of ln(mean_k/mean_b) lies above
@@ -631,6 +675,8 @@ static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elap
  *   above it).  Two compiled copies of one method differ by up to about
  *   2% on the machines measured (docs/auditing.md): a smaller difference
  *   says nothing about the variants' code;
+ *   With audit.copies, online: also on every pairing of b's copies with
+ *   k's, by more than copy_margin (copies_agree);
  * - no-difference (sequential and oracle only): the default (variant 0) is
  *   not shown slower than b, and for every other k the interval of
  *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than
@@ -664,6 +710,11 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         vr->weight = st->v[k].sums.sw;
         vr->warmups = st->v[k].warmups;
         vr->warmup_cycles = vr->warmups ? st->v[k].warmup_cycles / (double)vr->warmups : 0;
+        for (int c = 0; c < AU_MAX_COPIES; c++) {
+            const AuCopySums *cp = &st->v[k].copy[c];
+            vr->copy_samples[c] = cp->samples;
+            vr->copy_mean[c] = cp->sw > 0 ? cp->sc / cp->sw : 0;
+        }
         if (e[k].n < nmin)
             nmin = e[k].n;
         if (e[k].windows < wmin)
@@ -703,6 +754,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         double m = log1p(cfg->min_effect);
         vr->slower = test == AU_TEST_PAPER && !cfg->oracle ? c.confidence >= 1 - cfg->alpha && c.theta > m
                                                             : c.lo > m;
+        if (vr->slower && !cfg->oracle && !copies_agree(out, k, b, cfg->copy_margin))
+            vr->slower = false;
         if (!vr->slower)
             all_slower = false;
         if (out->runner_up < 0 || c.confidence < out->confidence) {

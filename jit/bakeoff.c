@@ -49,11 +49,14 @@ static bool ident_char(char c)
 
 /* Appends one context's assembly to buf: every local label .LX becomes
  * .Lb<part>_X (outside string literals; injective, and distinct across
- * parts), and the .file/.ident lines of all but the first part go. */
-static void append_part(VmBuf *buf, const char *text, size_t len, int part)
+ * parts), every identifier that starts with `from` (if not NULL) starts
+ * with `to` instead (a copy's symbols), and the .file/.ident lines of all
+ * but the first part go. */
+static void append_part(VmBuf *buf, const char *text, size_t len, int part, const char *from, const char *to)
 {
     char tag[16];
     int ntag = snprintf(tag, sizeof tag, "b%d_", part);
+    size_t nfrom = from ? strlen(from) : 0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
         while (e < len && text[e] != '\n')
@@ -67,9 +70,10 @@ static void append_part(VmBuf *buf, const char *text, size_t len, int part)
             continue;
         }
         bool quoted = false;
-        size_t from = i;
+        size_t from_at = i;
         for (size_t k = i; k < e; k++) {
             char c = text[k];
+            bool starts = k == i || !ident_char(text[k - 1]);
             if (quoted) {
                 if (c == '\\')
                     k++;
@@ -78,14 +82,19 @@ static void append_part(VmBuf *buf, const char *text, size_t len, int part)
             } else if (c == '"') {
                 quoted = true;
             } else if (c == '.' && k + 2 < e && text[k + 1] == 'L' && ident_char(text[k + 2]) && text[k + 2] != '.' &&
-                       (k == i || !ident_char(text[k - 1]))) {
-                vm_buf_put(buf, text + from, k + 2 - from);
+                       starts) {
+                vm_buf_put(buf, text + from_at, k + 2 - from_at);
                 vm_buf_put(buf, tag, (size_t)ntag);
-                from = k + 2;
+                from_at = k + 2;
                 k++;
+            } else if (nfrom && starts && e - k >= nfrom && !memcmp(text + k, from, nfrom)) {
+                vm_buf_put(buf, text + from_at, k - from_at);
+                vm_buf_put(buf, to, strlen(to));
+                from_at = k + nfrom;
+                k += nfrom - 1;
             }
         }
-        vm_buf_put(buf, text + from, next - from);
+        vm_buf_put(buf, text + from_at, next - from_at);
         i = next;
     }
     if (len && text[len - 1] != '\n')
@@ -127,8 +136,13 @@ static unsigned part_offset(uint32_t id)
     return 64u * (1u + (id * 37u) % 63u);
 }
 
+static int copies_of(const JitBakeoffRequest *rq)
+{
+    return rq->copies < 1 ? 1 : rq->copies > JIT_MAX_COPIES ? JIT_MAX_COPIES : rq->copies;
+}
+
 typedef struct Names {
-    char clean[JIT_MAX_VARIANTS][96];
+    char clean[JIT_MAX_VARIANTS * JIT_MAX_COPIES][96];   /* as JitBakeoffTable.clean */
     char timed[96];
     char dispatcher[96];
 } Names;
@@ -215,7 +229,13 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, JitBakeoffTable 
  * dispatcher (the end of variant 0's text, from the wrapper on) on a page
  * of their own half a page away, after variant 0's: on variant 0's page
  * the dispatcher kept that page hot (iTLB, prefetch) and variant 0 won
- * A/A bakeoffs.  False if variant 0's text has no wrapper. */
+ * A/A bakeoffs.  Then the copies (rq->copies > 1), in reverse order, so
+ * that copy c of variant k is as far from the wrapper's page as copy 0
+ * of variant N−1−k: each on a page of its own, the variant's whole text
+ * with every symbol ta<id>_X renamed ta<id>_c<c>X (variant 0's text ends
+ * with the wrapper and the dispatcher, whose constants its code may
+ * share: they come along, renamed, and are never called).  False if
+ * variant 0's text has no wrapper. */
 static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len)
 {
     char mark[128], head[64];
@@ -224,19 +244,25 @@ static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, ch
     if (!w)
         return false;
     size_t cut = (size_t)(w - text[0]);
-    for (int k = 0; k < rq->nvariants; k++) {
-        /* each part starts in .text, whatever section the previous one
-         * ended in */
-        int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id));
-        vm_buf_put(all, head, (size_t)h);
-        append_part(all, text[k], k == 0 ? cut : len[k], k);
-        if (k == 0) {
-            h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n",
-                         (part_offset(rq->id) + 2048) % 4096);
+    int n = rq->nvariants;
+    for (int c = 0; c < copies_of(rq); c++)
+        for (int j = 0; j < n; j++) {
+            int k = c % 2 ? n - 1 - j : j, part = c * n + k;
+            char from[32], to[32];
+            snprintf(from, sizeof from, "ta%u_", rq->id);
+            snprintf(to, sizeof to, "ta%u_c%d", rq->id, c);
+            /* each part starts in .text, whatever section the previous one
+             * ended in */
+            int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id));
             vm_buf_put(all, head, (size_t)h);
-            append_part(all, text[0] + cut, len[0] - cut, 0);
+            append_part(all, text[k], part == 0 ? cut : len[k], part, c ? from : NULL, to);
+            if (part == 0) {
+                h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n",
+                             (part_offset(rq->id) + 2048) % 4096);
+                vm_buf_put(all, head, (size_t)h);
+                append_part(all, text[0] + cut, len[0] - cut, 0, NULL, NULL);
+            }
         }
-    }
     return true;
 }
 
@@ -247,6 +273,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         return vm_fail(err, "jit: no method to compile");
     if (rq->nvariants < 2 || rq->nvariants > JIT_MAX_VARIANTS)
         return vm_fail(err, "%s: a bakeoff needs 2..%d variants, got %d", m->name, JIT_MAX_VARIANTS, rq->nvariants);
+    if (rq->copies > JIT_MAX_COPIES)
+        return vm_fail(err, "%s: at most %d copies of a variant, got %d", m->name, JIT_MAX_COPIES, rq->copies);
     if (!rq->slow || !rq->sample || rq->slot >= VM_AUDIT_SLOTS)
         return vm_fail(err, "%s: a bakeoff without slow path, sample sink or valid slot", m->name);
     const VmTunables *tun = &m->module->vm->tun;
@@ -259,10 +287,14 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         }
     }
     Names nm;
-    for (int k = 0; k < rq->nvariants; k++) {
-        char what[16];
-        snprintf(what, sizeof what, "v%d", k);
-        symbol(nm.clean[k], sizeof nm.clean[k], rq->id, what, m->name);
+    int copies = copies_of(rq), n = rq->nvariants;
+    for (int part = 0; part < copies * n; part++) {
+        char what[32];
+        if (part < n)
+            snprintf(what, sizeof what, "v%d", part);
+        else
+            snprintf(what, sizeof what, "c%dv%d", part / n, part % n);
+        symbol(nm.clean[part], sizeof nm.clean[part], rq->id, what, m->name);
     }
     symbol(nm.timed, sizeof nm.timed, rq->id, "t", m->name);
     symbol(nm.dispatcher, sizeof nm.dispatcher, rq->id, "d", m->name);
@@ -306,12 +338,12 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     jit_keep_or_remove(tun, dir, what);
     vm_buf_free(&all);
     size_t bytes = 0;
-    for (int k = 0; k < rq->nvariants && ok; k++) {
+    for (int part = 0; part < copies * n && ok; part++) {
         size_t s1 = 0;
-        out->clean[k] = (VmEntry)jit_load_symbol(&unit, nm.clean[k], &s1);
+        out->clean[part] = (VmEntry)jit_load_symbol(&unit, nm.clean[part], &s1);
         bytes += s1;
-        if (!out->clean[k])
-            ok = vm_fail(err, "variant %d: symbol not found in the loaded code", k);
+        if (!out->clean[part])
+            ok = vm_fail(err, "variant %d%s: symbol not found in the loaded code", part % n, part < n ? "" : " (copy)");
     }
     if (ok) {
         size_t s = 0;
@@ -332,7 +364,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     out->us_compile = cost.us_compile;
     out->us_assemble = us_assemble;
     if (jit)
-        jit_log(jit, "compiled bakeoff #%u %s variants=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB", rq->id,
-                m->name, rq->nvariants, cost.us_ir, cost.us_compile, us_assemble, bytes);
+        jit_log(jit, "compiled bakeoff #%u %s variants=%d copies=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB", rq->id,
+                m->name, rq->nvariants, copies, cost.us_ir, cost.us_compile, us_assemble, bytes);
     return true;
 }

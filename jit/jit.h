@@ -113,13 +113,17 @@ bool jit_mode_parse(const char *s, JitMode *out);
  * and the two function pointers of the request (jit/ includes nothing of
  * audit/). */
 #define JIT_MAX_VARIANTS 8
+#define JIT_MAX_COPIES 2
 
 typedef struct JitBakeoffTable {
-    VmEntry clean[JIT_MAX_VARIANTS];   /* variant k, untimed */
+    /* clean[c·N + k]: copy c of variant k, untimed (N = nvariants; copy 0
+     * is the one installed, the others exist to be timed: copies) */
+    VmEntry clean[JIT_MAX_VARIANTS * JIT_MAX_COPIES];
     /* The timed wrapper, one for all variants, so that only the
      * variants' own code differs between their timed calls: k =
      * t->audit[slot][VM_AUDIT_TIMING] (set by the slow path), then
-     * clean[k] between two cycle-counter reads. */
+     * clean[k] between two cycle-counter reads; k is reported as is, so a
+     * sample's "variant" is c·N + k. */
     VmEntry timed;
     VmEntry dispatcher;                /* variant 0 behind the countdown prologue */
     uint32_t bakeoff;                  /* the id timed code reports samples under;
@@ -144,6 +148,11 @@ typedef struct JitBakeoffRequest {
     VmMethod *m;
     uint32_t id;                       /* names the symbols and log lines */
     int nvariants;                     /* 2..JIT_MAX_VARIANTS; 0 is the default */
+    /* 1..JIT_MAX_COPIES (0 = 1): each variant's code this many times in
+     * the unit, identical but for its symbol, each on a page of its own,
+     * copy 1 in reverse order after the others: the timed calls spread
+     * over copies, so where a copy happens to fall weighs less */
+    int copies;
     IrOptions ir[JIT_MAX_VARIANTS];
     const char *optset[JIT_MAX_VARIANTS];
     uint32_t slot;                     /* the dispatcher decrements t->audit[slot][0] */

@@ -310,6 +310,11 @@ check help-audit-confirm 0 "audit.confirm" -- $T --help
 check audit-warmup-range 2 "tunable 'audit.warmup' must be in 0..1000000, got 2000000" -- \
     $T --audit=aa -X audit.warmup=2000000 run "$D/ok.tla"
 check help-audit-warmup 0 "audit.warmup" -- $T --help
+check audit-copies-range 2 "tunable 'audit.copies' must be in 1..2, got 3" -- \
+    $T --audit=aa -X audit.copies=3 run "$D/ok.tla"
+check audit-copies-zero 2 "tunable 'audit.copies' must be in 1..2, got 0" -- \
+    $T --audit=aa -X audit.copies=0 run "$D/ok.tla"
+check help-audit-copies 0 "audit.copies" -- $T --help
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)

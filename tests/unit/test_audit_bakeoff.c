@@ -196,8 +196,8 @@ static bool stub_compile(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     }
     if (stub.fail)
         return vm_fail(err, "stub failure");
-    for (int k = 0; k < rq->nvariants; k++)
-        out->clean[k] = k == 0 ? stub_clean0 : stub_clean1;
+    for (int k = 0; k < rq->nvariants * (rq->copies > 1 ? rq->copies : 1); k++)
+        out->clean[k] = k % rq->nvariants == 0 ? stub_clean0 : stub_clean1;
     out->timed = stub_timed;
     out->dispatcher = stub_dispatch;
     return true;
@@ -548,9 +548,11 @@ TEST(audit_bakeoff_injected_failure)
 
 /* ---- the real dispatcher ---------------------------------------------------------- */
 
+#define ARMS (AU_MAX_VARIANTS * AU_MAX_COPIES)
+
 typedef struct Count {
     uint32_t aid;
-    uint64_t per[AU_MAX_VARIANTS], warm[AU_MAX_VARIANTS];
+    uint64_t per[ARMS], warm[ARMS];   /* by the arm timed code reports: c·N + k */
     uint64_t other;
 } Count;
 
@@ -558,7 +560,7 @@ static void count_sample(void *ctx, const AuSample *s)
 {
     Count *c = ctx;
     uint32_t k = s->variant & ~AU_SAMPLE_WARMUP;
-    if (s->bakeoff == c->aid && k < AU_MAX_VARIANTS && s->weight == 1 && s->cycles > 0)
+    if (s->bakeoff == c->aid && k < ARMS && s->weight == 1 && s->cycles > 0)
         (s->variant & AU_SAMPLE_WARMUP ? c->warm : c->per)[k]++;
     else
         c->other++;
@@ -566,13 +568,14 @@ static void count_sample(void *ctx, const AuSample *s)
 
 /* sample_every 5, burst 2, no jitter: the analysis's parameters are
  * exactly reset 8, burst 2; the generated fast path plus the slow path
- * must time exactly the calls au_policy_next times, variant for variant,
- * mark the first of each burst as its warm-up (audit.warmup 1), and
- * leave the thread's state where au_policy_next leaves it. */
-TEST(audit_dispatcher_counts)
+ * must time exactly the calls au_policy_next times, arm for arm (variant
+ * k's copy c is arm c·2 + k), mark the first of each burst as its warm-up
+ * (audit.warmup 1), and leave the thread's state where au_policy_next
+ * leaves it. */
+static void dispatcher_counts(const char *copies, int arms)
 {
-    static const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2",
-                                      "audit.warmup=1", "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", NULL};
+    const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2", "audit.warmup=1",
+                               "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", copies, NULL};
     Env e;
     VmMethod *twice = bake_twice(&e, set, false);
     if (!twice)
@@ -585,24 +588,25 @@ TEST(audit_dispatcher_counts)
         env_free(&e);
         return;
     }
+    CHECK_INT(r[0].copies, arms / 2);
     AuPolicyParams *p = au_analysis_policy(au_auditor_analysis(e.au), 0);
     CHECK_INT(p->reset, 8);
     CHECK_INT(p->burst, 2);
-    /* the bakeoff's id as the analysis knows it: from the dispatcher's samples */
     AuPolicyState sim = {0};
-    uint64_t want[AU_MAX_VARIANTS] = {0}, warm[AU_MAX_VARIANTS] = {0}, clean = 0;
+    uint64_t want[ARMS] = {0}, warm[ARMS] = {0}, clean = 0;
     const int N = 20000;
     for (int i = 0; i < N; i++) {
         CHECK_INT(call_int(&e, twice, i).i, 2 * i);
         bool first = sim.countdown == 0;   /* a timed call now is its burst's first */
-        int k = au_policy_next(&sim, p, 2);
+        int k = au_policy_next(&sim, p, arms);
         if (k == AU_CLEAN)
             clean++;
         else
             (first ? warm : want)[k]++;
     }
     Count c = {0};
-    /* which id: the only bakeoff; samples of others would land in `other` */
+    /* the bakeoff's id as the analysis knows it: the only bakeoff; samples
+     * of others would land in `other` */
     AuResult res;
     for (uint32_t id = 1; id < 8; id++)
         if (au_analysis_result(au_auditor_analysis(e.au), id, &res))
@@ -610,19 +614,89 @@ TEST(audit_dispatcher_counts)
     AuDrainCounts dc = {0};
     au_samples_drain(count_sample, &c, &dc);
     CHECK_INT(c.other, 0);
-    CHECK_INT(c.per[0], want[0]);
-    CHECK_INT(c.per[1], want[1]);
-    CHECK_INT(c.warm[0], warm[0]);
-    CHECK_INT(c.warm[1], warm[1]);
-    CHECK_INT(warm[0], want[0]);     /* bursts of 2: one warm-up, one estimated */
-    CHECK_INT(warm[1], want[1]);
-    CHECK_INT(want[0] + want[1] + warm[0] + warm[1], N / 5);
+    uint64_t timed = 0;
+    for (int k = 0; k < ARMS; k++) {
+        CHECK_INT(c.per[k], want[k]);
+        CHECK_INT(c.warm[k], warm[k]);
+        CHECK_INT(warm[k], want[k]);     /* bursts of 2: one warm-up, one estimated */
+        CHECK(k < arms ? want[k] > 0 : want[k] == 0);
+        timed += want[k] + warm[k];
+    }
+    CHECK_INT(timed, N / 5);
     CHECK_INT(clean, N - N / 5);
     CHECK_INT(dc.dropped, 0);
     /* the thread's state for the slot: as the simulation's */
     AuPolicyState *st = (AuPolicyState *)e.t->audit[0];
     CHECK_INT(st->countdown, sim.countdown);
     CHECK_INT(st->variant, sim.variant);
+    env_free(&e);
+}
+
+TEST(audit_dispatcher_counts)
+{
+    dispatcher_counts("audit.copies=1", 2);
+    dispatcher_counts("audit.copies=2", 4);
+}
+
+/* audit.copies=2 as the JIT lays it out: every variant twice, the copies
+ * at other addresses but at the same offset in their pages (the same
+ * cache sets), each computing what the method computes; the copies'
+ * symbols are renamed, so nothing clashes. */
+static VmValue stub_slow(VmThread *t, VmMethod *m, VmValue *a, void *ctx)
+{
+    (void)ctx;
+    return vm_interp_entry(t, m, a);
+}
+
+static bool stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)
+{
+    (void)bakeoff, (void)variant, (void)cycles, (void)weight;
+    return true;
+}
+
+TEST(audit_copies_layout)
+{
+    static const char *const set[] = {"audit.clients=aa", NULL};
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    VmMethod *twice = test_method(e.vm, "twice");
+    JitBakeoffRequest rq;
+    memset(&rq, 0, sizeof rq);
+    rq.m = twice;
+    rq.id = 7;
+    rq.nvariants = 2;
+    rq.copies = 2;
+    for (int k = 0; k < 2; k++) {
+        ir_options_default(&rq.ir[k], &e.vm->tun);
+        rq.optset[k] = k ? "O3" : "O2";
+    }
+    rq.slow = stub_slow;
+    rq.sample = stub_sample;
+    JitBakeoffTable tab;
+    memset(&tab, 0, sizeof tab);
+    VmError err = {{0}};
+    bool ok = jit_compile_bakeoff(e.jit, &rq, &tab, &err);
+    CHECK(ok);
+    if (!ok)
+        test_fail(__FILE__, __LINE__, "%s", err.msg);
+    for (int a = 0; ok && a < 4; a++) {
+        CHECK(tab.clean[a] != NULL);
+        VmValue arg[1] = {{.i = 20 + a}};
+        if (tab.clean[a])
+            CHECK_INT(tab.clean[a](e.t, twice, arg).i, 40 + 2 * a);
+        for (int b = 0; b < a; b++)
+            CHECK(tab.clean[a] != tab.clean[b]);
+    }
+    for (int k = 0; ok && k < 2; k++)
+        CHECK_INT((uintptr_t)tab.clean[k] % 4096, (uintptr_t)tab.clean[2 + k] % 4096);
+    CHECK(tab.clean[4] == NULL);
+    /* more copies than the table holds: refused, nothing compiled */
+    rq.copies = JIT_MAX_COPIES + 1;
+    CHECK(!jit_compile_bakeoff(e.jit, &rq, &tab, &err));
+    CHECK_CONTAINS(err.msg, "copies");
     env_free(&e);
 }
 
@@ -674,10 +748,10 @@ static bool until_decided(Env *e, double max_seconds, AuBakeoffRecord *out)
 
 /* custom -O0 vs -O2 on name(arg), to a decision: -O2 must win by at least
  * 30%.  False if the bakeoff did not decide (a failure is reported). */
-static bool o2_beats_o0(const char *label, const char *name, int64_t arg, AuBakeoffRecord *r)
+static bool o2_beats_o0_with(const char *label, const char *name, int64_t arg, const char *more, AuBakeoffRecord *r)
 {
-    static const char *const set[] = {"audit.clients=custom", "audit.custom=-O0;-O2", "audit.min_samples=2000",
-                                      "audit.timeout_ms=120000", NULL};
+    const char *const set[] = {"audit.clients=custom", "audit.custom=-O0;-O2", "audit.min_samples=2000",
+                               "audit.timeout_ms=120000", more, NULL};
     Env e;
     bool decided = env_new(&e, set) && until_decided_on(&e, name, arg, 120, r);
     env_free(&e);
@@ -695,11 +769,36 @@ static bool o2_beats_o0(const char *label, const char *name, int64_t arg, AuBake
     return true;
 }
 
+static bool o2_beats_o0(const char *label, const char *name, int64_t arg, AuBakeoffRecord *r)
+{
+    return o2_beats_o0_with(label, name, arg, NULL, r);
+}
+
 TEST(audit_end_to_end_custom_O0_vs_O2)
 {
     AuBakeoffRecord r;
     if (o2_beats_o0("custom", "work", 200, &r))
         CHECK_INT(r.result.v[0].weight, r.result.v[0].samples);   /* not recursive: weight 1 */
+}
+
+/* audit.copies=2: each variant's samples come from both its copies, and
+ * each copy runs its own variant's code: -O0 and -O2 differ by more than
+ * 30%, a copy of the other variant's code would show as much between a
+ * variant's copies. */
+TEST(audit_end_to_end_copies)
+{
+    AuBakeoffRecord r;
+    if (!o2_beats_o0_with("copies", "work", 200, "audit.copies=2", &r))
+        return;
+    CHECK_INT(r.copies, 2);
+    for (int k = 0; k < 2; k++) {
+        const AuVariantResult *v = &r.result.v[k];
+        CHECK(v->copy_samples[0] > 0 && v->copy_samples[1] > 0);
+        /* windows of their own: all but the incomplete ones */
+        uint64_t both = v->copy_samples[0] + v->copy_samples[1];
+        CHECK(both <= v->samples + 200 && both + 200 >= v->samples);
+        CHECK(v->copy_mean[1] > 0.85 * v->copy_mean[0] && v->copy_mean[1] < 1.15 * v->copy_mean[0]);
+    }
 }
 
 /* A recursive method: a timed call runs its whole recursion in the

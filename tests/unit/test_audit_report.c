@@ -75,6 +75,7 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
     spec(&r.variants[0], "default", "O2", 40);
     spec(&r.variants[1], "inline4x", "O2", 160);
     r.installed = -1;
+    r.copies = 2;
     r.t_queued = 0.5;
     AuResult *res = &r.result;
     res->outcome = outcome;
@@ -89,9 +90,11 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
         res->v[0] = (AuVariantResult){.samples = 12000, .received = 13400, .trimmed = 1340,
                                       .mean = 1000, .stddev = 120, .cycles = 3000, .weight = 36000,
                                       .warmups = 4400, .warmup_cycles = 5125.5,
+                                      .copy_samples = {6000, 6000}, .copy_mean = {990, 1010},
                                       .rel = 0.0526, .rel_lo = 0.03, .rel_hi = 0.075, .slower = true};
         res->v[1] = (AuVariantResult){.samples = 11990, .received = 13390, .trimmed = 1339,
-                                      .mean = 950, .stddev = 110, .cycles = 2850, .weight = 35970};
+                                      .mean = 950, .stddev = 110, .cycles = 2850, .weight = 35970,
+                                      .copy_samples = {11990, 0}, .copy_mean = {950, 0}};
         res->best = 1;
         res->runner_up = 0;
         res->confidence = 0.9995;
@@ -153,7 +156,8 @@ TEST(audit_report_json_phases_outcomes)
                       "\"duration\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
-                      "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":null,"
+                      "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
+                      "\"copy_samples\":[0,0],\"copy_mean_cycles\":[null,null],\"relative_to_best\":null,"
                       "\"relative_to_best_interval\":null,\"slower\":false},{\"name\":\"inline4x\"");
     CHECK_CONTAINS(s, "{\"id\":2,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"compiling\",");
     CHECK_CONTAINS(s, "\"t_started\":0.750000,\"t_sampling\":null");
@@ -170,14 +174,16 @@ TEST(audit_report_json_phases_outcomes)
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
                       "\"warmup_cycles\":5125.5,\"weight\":36000,"
                       "\"timed_call_cycles\":3000,\"mean_cycles\":1000,"
-                      "\"stddev_cycles\":120,\"relative_to_best\":0.0526,"
+                      "\"stddev_cycles\":120,\"copy_samples\":[6000,6000],\"copy_mean_cycles\":[990,1010],"
+                      "\"relative_to_best\":0.0526,"
                       "\"relative_to_best_interval\":[0.03,0.075],\"slower\":true},"
                       "{\"name\":\"inline4x\",\"options\":\"O2\",\"inline_max_callee_size\":160,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":11990,"
                       "\"received\":13390,\"outliers_dropped\":1339,\"warmups\":0,"
                       "\"warmup_cycles\":null,\"weight\":35970,"
                       "\"timed_call_cycles\":2850,\"mean_cycles\":950,"
-                      "\"stddev_cycles\":110,\"relative_to_best\":0,"
+                      "\"stddev_cycles\":110,\"copy_samples\":[11990,0],\"copy_mean_cycles\":[950,null],"
+                      "\"relative_to_best\":0,"
                       "\"relative_to_best_interval\":[0,0],\"slower\":false}]}");
     CHECK_CONTAINS(s, "{\"id\":5,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":\"default\",");
@@ -227,6 +233,8 @@ TEST(audit_report_json_hostile_records)
     r[1].result.v[0].mean = NAN;
     r[1].result.v[0].stddev = INFINITY;
     r[1].result.v[0].rel_hi = NAN;
+    r[1].result.v[0].copy_mean[0] = NAN;
+    r[1].copies = 1000;   /* clamped to AU_MAX_COPIES */
     r[1].t_decided = NAN;
     r[1].t_queued = INFINITY;
     /* strings without their NUL, indexes out of range, a bad phase and outcome */
@@ -259,7 +267,8 @@ TEST(audit_report_json_hostile_records)
     CHECK_CONTAINS(s, "\"confidence\":null,\"sample_every\":null,\"relative_difference\":null,"
                       "\"relative_difference_interval\":null,\"t_queued\":null,");
     CHECK_CONTAINS(s, "\"t_decided\":null,\"duration\":null,");
-    CHECK_CONTAINS(s, "\"mean_cycles\":null,\"stddev_cycles\":null,\"relative_to_best\":0.0526,"
+    CHECK_CONTAINS(s, "\"mean_cycles\":null,\"stddev_cycles\":null,\"copy_samples\":[6000,6000],"
+                      "\"copy_mean_cycles\":[null,1010],\"relative_to_best\":0.0526,"
                       "\"relative_to_best_interval\":null,");
     /* bounded strings: exactly the array's bytes */
     char want[AU_NAME_MAX + 16] = "\"method\":\"";

@@ -657,6 +657,74 @@ TEST(audit_result_fields)
     au_stats_free(&st);
 }
 
+/* audit.copies: each copy's samples trimmed in windows of its own (one
+ * slow outlier in every ten samples of copy 1, dropped), its mean beside
+ * the variant's; the variant's estimate pools its copies. */
+TEST(audit_copy_means)
+{
+    AuConfig cfg = default_config();
+    cfg.trim_window = 10;
+    cfg.trim_drop = 1;
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    for (int i = 0; i < 1000; i++) {
+        int copy = i % 2;
+        uint64_t c = !copy ? 100 : (i / 2) % 10 == 9 ? 1000 : 110;
+        CHECK(au_stats_add_copy(&st, 0, copy, c, 1));
+        CHECK(au_stats_add(&st, 1, 100, 1));
+    }
+    CHECK(!au_stats_add_copy(&st, 0, AU_MAX_COPIES, 100, 1));
+    CHECK(!au_stats_add_copy(&st, 0, -1, 100, 1));
+    CHECK(!au_stats_add_copy(&st, 2, 0, 100, 1));
+    AuResult res;
+    au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res);
+    CHECK_INT(res.v[0].copy_samples[0], 450);
+    CHECK_INT(res.v[0].copy_samples[1], 450);
+    CHECK(near(res.v[0].copy_mean[0], 100, 1e-12));
+    CHECK(near(res.v[0].copy_mean[1], 110, 1e-12));
+    CHECK(near(res.v[0].mean, (5 * 100.0 + 4 * 110.0) / 9, 1e-9));
+    /* au_stats_add is copy 0 */
+    CHECK_INT(res.v[1].copy_samples[0], 900);
+    CHECK_INT(res.v[1].copy_samples[1], 0);
+    CHECK(res.v[1].copy_mean[1] == 0);
+    au_stats_free(&st);
+}
+
+/* The copy rule (audit.copy_margin): variant 1 pooled 10% faster, but
+ * one of its copies only 0.5% faster than variant 0's: no winner at a 1%
+ * margin, a winner at 0%, and a winner at 1% when both its copies are
+ * faster by more than that.  Without copy samples the rule is silent. */
+static AuOutcome copies_look(double a0, double a1, double b0, double b1, double margin, int copies)
+{
+    AuConfig cfg = default_config();
+    cfg.copy_margin = margin;
+    AuStats st;
+    AuResult res;
+    if (!au_stats_init(&st, 2, &cfg))
+        return AU_TIMEOUT;
+    AuRng r;
+    au_rng_seed(&r, 7);
+    init_neglog();
+    for (int i = 0; i < 40000; i++) {
+        int c = copies > 1 ? i % 2 : 0;
+        au_stats_add_copy(&st, 0, c, draw(&r, c ? a1 : a0), 1);
+        au_stats_add_copy(&st, 1, c, draw(&r, c ? b1 : b0), 1);
+    }
+    AuOutcome o = au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res);
+    au_stats_free(&st);
+    return o;
+}
+
+TEST(audit_copy_rule)
+{
+    CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0.01, 2), AU_RUNNING);
+    CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0, 2), AU_WINNER);
+    CHECK_INT(copies_look(1, 1, 0.85, 0.95, 0.01, 2), AU_WINNER);
+    /* a copy of the slower variant as fast as the winner's */
+    CHECK_INT(copies_look(0.89, 1, 0.90, 0.90, 0.01, 2), AU_RUNNING);
+    CHECK_INT(copies_look(1, 1, 0.90, 0.90, 0.01, 1), AU_WINNER);
+}
+
 /* Budgets: samples, wall time, and a bakeoff that never got samples. */
 TEST(audit_timeouts)
 {
@@ -1004,4 +1072,16 @@ TEST(audit_config)
     CHECK(vm_tunables_set(&tun, "audit.burst=1", &err));
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.warmup, 0);
+    /* copies: 2 by default, with a 1% copy margin; 1..AU_MAX_COPIES */
+    vm_tunables_default(&tun);
+    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_INT(cfg.copies, 2);
+    CHECK(near(cfg.copy_margin, 0.01, 1e-12));
+    CHECK(vm_tunables_set(&tun, "audit.copies=3", &err));
+    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_CONTAINS(err.msg, "audit.copies");
+    CHECK(vm_tunables_set(&tun, "audit.copies=1", &err));
+    CHECK(vm_tunables_set(&tun, "audit.copy_margin=10000", &err));
+    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK_CONTAINS(err.msg, "audit.copy_margin");
 }
