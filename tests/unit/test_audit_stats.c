@@ -1072,11 +1072,11 @@ TEST(audit_config)
     CHECK(vm_tunables_set(&tun, "audit.burst=1", &err));
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.warmup, 0);
-    /* copies: 2 by default, with a 1% copy margin; 1..AU_MAX_COPIES */
+    /* copies: 2 by default, with a 2% copy margin; 1..AU_MAX_COPIES */
     vm_tunables_default(&tun);
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.copies, 2);
-    CHECK(near(cfg.copy_margin, 0.01, 1e-12));
+    CHECK(near(cfg.copy_margin, 0.02, 1e-12));
     CHECK(vm_tunables_set(&tun, "audit.copies=3", &err));
     CHECK(!au_config_from_tunables(&cfg, &tun, &err));
     CHECK_CONTAINS(err.msg, "audit.copies");
