@@ -259,7 +259,7 @@ static void route(void *ctx, const AuSample *s)
     /* timed code reports c·N + k for copy c of variant k (audit.copies) */
     uint32_t n = (uint32_t)b->st.nvariants, arm = s->variant & ~AU_SAMPLE_WARMUP;
     if (s->variant & AU_SAMPLE_WARMUP) {
-        if (!au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
+        if (arm >= n * AU_MAX_COPIES || !au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
             a->counters.invalid++;
         return;   /* not fresh: nothing to test anew */
     }
