@@ -319,16 +319,24 @@ static uint32_t trim(AuObs *win, uint32_t n, uint32_t drop)
     return keep;
 }
 
+/* Trims a full window (trim) and adds its kept samples' Σc, Σw to *c, *w;
+ * returns how many it kept. */
+static uint32_t trim_sum(AuObs *win, const AuConfig *cfg, double *c, double *w)
+{
+    uint32_t keep = trim(win, cfg->trim_window, cfg->trim_drop);
+    for (uint32_t i = 0; i < keep; i++) {
+        *c += (double)win[i].c;
+        *w += win[i].w;
+    }
+    return keep;
+}
+
 static void flush_window(AuStats *st, int k)
 {
     AuVariantStats *v = &st->v[k];
     const AuConfig *cfg = &st->cfg;
-    uint32_t keep = trim(v->win, cfg->trim_window, cfg->trim_drop);
     double c = 0, w = 0;
-    for (uint32_t i = 0; i < keep; i++) {
-        c += (double)v->win[i].c;
-        w += v->win[i].w;
-    }
+    uint32_t keep = trim_sum(v->win, cfg, &c, &w);
     AuSums *s = &v->sums;
     if (s->windows == 0)
         s->shift = c / w;        /* the first kept window's mean */
@@ -367,12 +375,7 @@ bool au_stats_add_copy(AuStats *st, int variant, int copy, uint64_t cycles, uint
     AuCopySums *cp = &v->copy[copy];
     cp->win[cp->nwin++] = (AuObs){cycles, weight};
     if (cp->nwin == st->cfg.trim_window) {
-        uint32_t keep = trim(cp->win, cp->nwin, st->cfg.trim_drop);
-        for (uint32_t i = 0; i < keep; i++) {
-            cp->sc += (double)cp->win[i].c;
-            cp->sw += cp->win[i].w;
-        }
-        cp->samples += keep;
+        cp->samples += trim_sum(cp->win, &st->cfg, &cp->sc, &cp->sw);
         cp->nwin = 0;
     }
     return true;

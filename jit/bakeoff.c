@@ -260,11 +260,11 @@ static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, ch
         return false;
     size_t cut = (size_t)(w - text[0]);
     int n = rq->nvariants;
+    char from[32], to[32];
+    snprintf(from, sizeof from, "ta%u_", rq->id);
     for (int c = 0; c < copies_of(rq); c++)
         for (int j = 0; j < n; j++) {
             int k = c % 2 ? n - 1 - j : j, part = c * n + k;
-            char from[32], to[32];
-            snprintf(from, sizeof from, "ta%u_", rq->id);
             snprintf(to, sizeof to, "ta%u_c%d", rq->id, c);
             /* each part starts in .text, whatever section the previous one
              * ended in */
