@@ -114,6 +114,7 @@ typedef struct AuConfig {
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
     double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
     double copy_margin;       /* audit.copy_margin, a fraction: with copies, every copy pairing */
+    bool prologue;            /* audit.prologue: dispatchers test their countdown (0: a baseline) */
 } AuConfig;
 
 /* A bakeoff whose fastest variant's timed call (AuVariantResult.cycles:

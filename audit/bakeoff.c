@@ -390,6 +390,7 @@ static void start(AuAuditor *au, Bake *b)
         d->arms = r->nvariants * r->copies;
         d->warmup = au->cfg.warmup;
         rq.copies = r->copies;
+        rq.no_prologue = !au->cfg.prologue;
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");

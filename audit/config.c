@@ -44,6 +44,9 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_copy_margin < 0 || tun->audit_copy_margin >= 10000)
         return vm_fail(err, "tunable 'audit.copy_margin' must be in 0..9999 (basis points), got %lld",
                        (long long)tun->audit_copy_margin);
+    if (!tun->audit_prologue && tun->audit_sample_every != 0)
+        return vm_fail(err, "tunable 'audit.prologue=0' needs audit.sample_every=0: a dispatcher without its "
+                            "countdown test never times a call");
     if (tun->audit_jitter > 100)
         return vm_fail(err, "tunable 'audit.jitter' must be in 0..100 (percent), got %lld",
                        (long long)tun->audit_jitter);
@@ -82,6 +85,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .warmup = (int32_t)(tun->audit_warmup < tun->audit_burst ? tun->audit_warmup : tun->audit_burst - 1),
         .copies = (int32_t)tun->audit_copies,
         .copy_margin = tun->audit_copy_margin / 10000.0,
+        .prologue = tun->audit_prologue != 0,
         .jitter = (int32_t)tun->audit_jitter,
         .seed = (uint64_t)tun->audit_seed,
         .buffer_slots = (uint32_t)tun->audit_buffer_slots,

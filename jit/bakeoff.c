@@ -23,6 +23,7 @@
  *                that differs between their timed calls;
  *   dispatcher   variant 0's clean code behind
  *                if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
+ *                (rq->no_prologue: without it, a baseline to measure it by)
  * Every variant's IR is built before any context compiles (variant_ir:
  * the profile it reads keeps changing while gcc works).  Each context is
  * compiled to assembly; the texts are concatenated with their local
@@ -207,12 +208,9 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
     gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
     gcc_jit_context_set_str_option(c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
+    /* every function on a cache line of its own (jit_options_apply), so
+     * identical code is placed identically whichever part it is in */
     bool ok = jit_options_apply(c, rq->optset[k], err);
-    /* Layout control: every function on a cache line of its own, so that
-     * identical code is placed identically whichever part it is in.
-     * Without it two copies of one method differed by 7-9% in A/A runs
-     * (the copy in the second part faster, every run). */
-    gcc_jit_context_add_command_line_option(c, "-falign-functions=64");
     JitCodegen *cg = ok ? jit_codegen_new(c) : NULL;
     if (ok && !cg)
         ok = vm_fail(err, "out of memory");
@@ -223,7 +221,7 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
          * a page of their own */
         JitDispatch d = {.slot = rq->slot, .slow = rq->slow, .slow_ctx = rq->slow_ctx};
         ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, err) &&
-             jit_codegen_dispatcher(cg, f, &d, nm->dispatcher, wheres, err);
+             jit_codegen_dispatcher(cg, f, rq->no_prologue ? NULL : &d, nm->dispatcher, wheres, err);
     }
     cost->us_ir += jit_now_us() - t0;
     jit_codegen_free(cg);

@@ -156,6 +156,10 @@ typedef struct JitBakeoffRequest {
     IrOptions ir[JIT_MAX_VARIANTS];
     const char *optset[JIT_MAX_VARIANTS];
     uint32_t slot;                     /* the dispatcher decrements t->audit[slot][0] */
+    /* the dispatcher without its countdown prologue, variant 0's clean
+     * code alone (audit.prologue=0: the baseline that measures the
+     * prologue; slow is never called) */
+    bool no_prologue;
     JitSlowPath slow;                  /* called with slow_ctx below zero */
     void *slow_ctx;
     JitSampleFn sample;

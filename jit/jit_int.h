@@ -82,7 +82,7 @@ typedef struct JitDispatch {
     void *slow_ctx;
 } JitDispatch;
 /* f's method as `name` with the dispatch prologue before the ordinary
- * one (no OSR entry). */
+ * one (no OSR entry); d NULL: without it. */
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
                             VmError *err);
 /* `name`: with k = t->audit[slot][VM_AUDIT_TIMING], time tab->clean[k]

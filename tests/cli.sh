@@ -315,6 +315,10 @@ check audit-copies-range 2 "tunable 'audit.copies' must be in 1..2, got 3" -- \
 check audit-copies-zero 2 "tunable 'audit.copies' must be in 1..2, got 0" -- \
     $T --audit=aa -X audit.copies=0 run "$D/ok.tla"
 check help-audit-copies 0 "audit.copies" -- $T --help
+check audit-prologue-sampling 2 "tunable 'audit.prologue=0' needs audit.sample_every=0" -- \
+    $T --audit=aa -X audit.prologue=0 run "$D/ok.tla"
+check audit-prologue-off 0 "42" -- $T --audit=aa -X audit.prologue=0 -X audit.sample_every=0 run "$D/ok.tla"
+check help-audit-prologue 0 "audit.prologue" -- $T --help
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)

@@ -638,6 +638,42 @@ TEST(audit_dispatcher_counts)
     dispatcher_counts("audit.copies=2", 4);
 }
 
+/* Sampling off (audit.sample_every=0): the real dispatcher counts every
+ * call down from INT32_MAX (its first call takes the slow path, which
+ * sets that), and with audit.prologue=0 it is the same code without the
+ * countdown: the thread's state is never touched, and the method still
+ * computes what it computes. */
+static void dispatcher_prologue(const char *prologue, bool counts)
+{
+    const char *const set[] = {"audit.clients=aa", "audit.sample_every=0", prologue, NULL};
+    Env e;
+    VmMethod *twice = bake_twice(&e, set, false);
+    if (!twice)
+        return;
+    AuBakeoffRecord r[2];
+    size_t n = records(&e, r, 2);
+    CHECK_INT(n, 1);
+    if (n != 1 || r[0].phase != AU_PHASE_SAMPLING) {
+        test_fail(__FILE__, __LINE__, "no dispatcher: %s", n ? r[0].failure : "no bakeoff");
+        env_free(&e);
+        return;
+    }
+    CHECK(twice->entry != fake_compiled);
+    AuPolicyState *st = (AuPolicyState *)e.t->audit[0];
+    *st = (AuPolicyState){0};
+    const int N = 5000;
+    for (int i = 0; i < N; i++)
+        CHECK_INT(call_int(&e, twice, i).i, 2 * i);
+    CHECK_INT(st->countdown, counts ? INT32_MAX - (N - 1) : 0);
+    env_free(&e);
+}
+
+TEST(audit_dispatcher_prologue)
+{
+    dispatcher_prologue("audit.prologue=1", true);
+    dispatcher_prologue("audit.prologue=0", false);
+}
+
 /* audit.copies=2 as the JIT lays it out: every variant twice, the copies
  * at other addresses but at the same offset in their pages (the same
  * cache sets), each computing what the method computes; the copies'

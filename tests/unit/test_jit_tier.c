@@ -667,7 +667,7 @@ TEST(jit_batch_bytecode_limit)
 }
 
 /* The real compiler, three methods in one unit: one gcc run, one loaded
- * object, every entry found; a method that cannot be compiled (abstract)
+ * object, every entry found and 64-byte aligned; a method that cannot be compiled (abstract)
  * and an OSR header that is not a block start cost nobody else anything. */
 TEST(jit_compile_unit_batch)
 {
@@ -709,6 +709,11 @@ TEST(jit_compile_unit_batch)
     CHECK(res[0].unit_id == res[2].unit_id && res[2].unit_id == res[3].unit_id);
     CHECK((res[0].unit != NULL) + (res[2].unit != NULL) + (res[3].unit != NULL) == 1);
     CHECK(res[0].us_compile == res[3].us_compile);
+    /* every function starts a 64-byte line (jit_options_apply): at gcc's
+     * own alignment the functions after the tiny sq would not */
+    for (int i = 0; i < 4; i++)
+        if (res[i].entry)
+            CHECK_INT((uintptr_t)res[i].entry & 63, 0);
     for (int i = 0; i < 4; i++)
         if (res[i].entry)
             rq[i].m->entry = res[i].entry;
