@@ -7,7 +7,8 @@
  * Every cfg.interval seconds one round (au_analysis_step): drain every
  * buffer, route each sample by bakeoff id into that bakeoff's AuStats
  * (trimming and running sums), test every bakeoff that received samples
- * this round (or whose wall-time budget may have run out), and retire
+ * this round (or whose wall-time budget may have run out, or that was
+ * not tested for STALE_ROUNDS), and retire
  * those with an outcome or too cheap to time (AU_CHEAP_SAMPLES).  Tests
  * run on a fixed schedule, not on demand, so the number of looks grows
  * with time only — the sequential test's
@@ -35,12 +36,20 @@ typedef struct Bakeoff {
     int slot;                  /* policy slot, or −1 */
     int32_t every;             /* its rate: 1 timed call in this many */
     double start;
+    double tested;             /* when it was last tested */
     bool fresh;                /* received samples since its last test */
     AuStats st;
     AuConfirm confirm;         /* a winner waiting for audit.confirm */
 } Bakeoff;
 
 #define MAX_BAKEOFFS 64
+
+/* Rounds after which a bakeoff that received nothing is tested anyway.
+ * Its samples may have stopped for good (the phase that called its
+ * method is over, after a few timed calls): only a test can find its
+ * budget futile (au_stats_test: too_slow) before audit.timeout_ms has
+ * passed, and meanwhile it holds its slot and the queue waits. */
+enum { STALE_ROUNDS = 100 };
 
 struct AuAnalysis {
     AuConfig cfg;
@@ -182,7 +191,7 @@ uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now)
         free(b);
         return 0;
     }
-    b->start = now;
+    b->start = b->tested = now;
     pthread_mutex_lock(&a->lock);
     if (a->nbakeoffs == MAX_BAKEOFFS) {
         pthread_mutex_unlock(&a->lock);
@@ -325,11 +334,13 @@ void au_analysis_step(AuAnalysis *a, double now)
         Bakeoff *b = a->bakeoffs[i];
         double elapsed = now - b->start;
         bool late = a->cfg.timeout > 0 && elapsed >= a->cfg.timeout;
-        if (!b->fresh && !late) {
+        bool stale = now - b->tested >= STALE_ROUNDS * a->cfg.interval;
+        if (!b->fresh && !late && !stale) {
             i++;
             continue;
         }
         b->fresh = false;
+        b->tested = now;
         Done *d = &done[ndone];
         au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
         AuOutcome o = au_stats_confirm(&b->confirm, &a->cfg, a->cfg.test, elapsed, &d->r);

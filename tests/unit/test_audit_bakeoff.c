@@ -566,6 +566,24 @@ static void count_sample(void *ctx, const AuSample *s)
         c->other++;
 }
 
+/* bake_twice with `set`, then its one bakeoff sampling through its
+ * dispatcher: the method, its record in r[0]; NULL (a failure reported,
+ * e freed) otherwise.  r has room for 2 records. */
+static VmMethod *dispatched(Env *e, const char *const *set, AuBakeoffRecord *r)
+{
+    VmMethod *twice = bake_twice(e, set, false);
+    if (!twice)
+        return NULL;
+    size_t n = records(e, r, 2);
+    CHECK_INT(n, 1);
+    if (n != 1 || r[0].phase != AU_PHASE_SAMPLING) {
+        test_fail(__FILE__, __LINE__, "no dispatcher: %s", n ? r[0].failure : "no bakeoff");
+        env_free(e);
+        return NULL;
+    }
+    return twice;
+}
+
 /* sample_every 5, burst 2, no jitter: the analysis's parameters are
  * exactly reset 8, burst 2; the generated fast path plus the slow path
  * must time exactly the calls au_policy_next times, arm for arm (variant
@@ -577,17 +595,10 @@ static void dispatcher_counts(const char *copies, int arms)
     const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2", "audit.warmup=1",
                                "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", copies, NULL};
     Env e;
-    VmMethod *twice = bake_twice(&e, set, false);
+    AuBakeoffRecord r[2];
+    VmMethod *twice = dispatched(&e, set, r);
     if (!twice)
         return;
-    AuBakeoffRecord r[2];
-    size_t n = records(&e, r, 2);
-    CHECK_INT(n, 1);
-    if (n != 1 || r[0].phase != AU_PHASE_SAMPLING) {
-        test_fail(__FILE__, __LINE__, "no dispatcher: %s", n ? r[0].failure : "no bakeoff");
-        env_free(&e);
-        return;
-    }
     CHECK_INT(r[0].copies, arms / 2);
     AuPolicyParams *p = au_analysis_policy(au_auditor_analysis(e.au), 0);
     CHECK_INT(p->reset, 8);
@@ -647,17 +658,10 @@ static void dispatcher_prologue(const char *prologue, bool counts)
 {
     const char *const set[] = {"audit.clients=aa", "audit.sample_every=0", prologue, NULL};
     Env e;
-    VmMethod *twice = bake_twice(&e, set, false);
+    AuBakeoffRecord r[2];
+    VmMethod *twice = dispatched(&e, set, r);
     if (!twice)
         return;
-    AuBakeoffRecord r[2];
-    size_t n = records(&e, r, 2);
-    CHECK_INT(n, 1);
-    if (n != 1 || r[0].phase != AU_PHASE_SAMPLING) {
-        test_fail(__FILE__, __LINE__, "no dispatcher: %s", n ? r[0].failure : "no bakeoff");
-        env_free(&e);
-        return;
-    }
     CHECK(twice->entry != fake_compiled);
     AuPolicyState *st = (AuPolicyState *)e.t->audit[0];
     *st = (AuPolicyState){0};

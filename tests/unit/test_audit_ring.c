@@ -397,17 +397,25 @@ TEST(audit_ring_analysis_thread)
     CHECK_INT(au_samples_count(), base);
 }
 
+/* An analysis driven by hand (au_analysis_step, no thread), on empty
+ * buffers, reporting to d. */
+static AuAnalysis *hand_analysis(const AuConfig *cfg, Decisions *d)
+{
+    AuDrainCounts c = {0};
+    drain_all(ignore, NULL, &c);
+    AuAnalysis *a = au_analysis_new(cfg, decide, d);
+    CHECK(a != NULL);
+    return a;
+}
+
 /* Rounds driven by hand (no thread): deterministic; a bakeoff reaches its
  * wall-time budget without samples. */
 TEST(audit_ring_analysis_step)
 {
-    AuDrainCounts c = {0};
-    drain_all(ignore, NULL, &c);
     AuConfig cfg = ring_config();
     cfg.timeout = 5;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    AuAnalysis *a = au_analysis_new(&cfg, decide, &d);
-    CHECK(a != NULL);
+    AuAnalysis *a = hand_analysis(&cfg, &d);
     if (!a)
         return;
     uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
@@ -428,21 +436,44 @@ TEST(audit_ring_analysis_step)
     au_analysis_free(a);
 }
 
+/* A bakeoff whose samples stop after a few (its method's phase is over)
+ * is tested again without new samples, so futility by rate ends it once a
+ * tenth of its budget has passed instead of holding its slot until the
+ * budget is spent. */
+TEST(audit_ring_analysis_stale)
+{
+    AuConfig cfg = ring_config();
+    cfg.futility = 2;
+    Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    AuAnalysis *a = hand_analysis(&cfg, &d);
+    if (!a)
+        return;
+    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
+    for (int i = 0; i < 6; i++)
+        au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
+    au_analysis_step(a, 100.5);
+    au_analysis_step(a, 102.0);              /* a tenth of 30 s not yet passed */
+    CHECK_INT(decided(&d), 0);
+    au_analysis_step(a, 103.5);              /* nothing new since 100.5 */
+    CHECK_INT(decided(&d), 1);
+    CHECK_INT(d.r.outcome, AU_TIMEOUT);
+    CHECK(d.r.futile);
+    CHECK_INT(d.r.install, 0);
+    au_analysis_free(a);
+}
+
 /* audit.max_overhead: once each variant has AU_CHEAP_SAMPLES, a method
  * whose timed calls take c cycles is timed 1 call in
  * max(sample_every, timed_cost / (max_overhead × c)), through its own
  * policy slot; the other slots keep the base rate. */
 TEST(audit_ring_rate_follows_cost)
 {
-    AuDrainCounts c = {0};
-    drain_all(ignore, NULL, &c);
     AuConfig cfg = ring_config();
     cfg.jitter = 0;
     cfg.max_overhead = 0.01;
     cfg.timed_cost = 120;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    AuAnalysis *a = au_analysis_new(&cfg, decide, &d);
-    CHECK(a != NULL);
+    AuAnalysis *a = hand_analysis(&cfg, &d);
     if (!a)
         return;
     CHECK(au_analysis_policy(a, AU_MAX_SLOTS) == NULL);
@@ -479,8 +510,7 @@ TEST(audit_ring_rate_follows_cost)
 
     /* max_overhead 0: the base rate whatever the cost */
     cfg.max_overhead = 0;
-    a = au_analysis_new(&cfg, decide, &d);
-    CHECK(a != NULL);
+    a = hand_analysis(&cfg, &d);
     if (!a)
         return;
     cheap = au_analysis_begin(a, 2, 3, 100.0);
@@ -489,5 +519,6 @@ TEST(audit_ring_rate_follows_cost)
     au_analysis_step(a, 100.1);
     CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
     au_analysis_free(a);
+    AuDrainCounts c = {0};
     drain_all(ignore, NULL, &c);
 }
