@@ -14,6 +14,11 @@
  * with time only — the sequential test's
  * guarantee does not depend on it anyway.
  *
+ * A paused bakeoff (au_analysis_pause: the auditor gave its slot to
+ * another for a turn, audit.quantum_ms) is neither tested nor counted as
+ * elapsed until it resumes; the sequential test's guarantee holds at any
+ * look, so where the looks fall in time does not matter.
+ *
  * Invariants:
  * - The program's threads never take a lock here: they only push samples
  *   and read the policy parameters.
@@ -38,11 +43,10 @@ typedef struct Bakeoff {
     double start;
     double tested;             /* when it was last tested */
     bool fresh;                /* received samples since its last test */
+    double paused;             /* when its turn ended (au_analysis_pause), 0 = sampling */
     AuStats st;
     AuConfirm confirm;         /* a winner waiting for audit.confirm */
 } Bakeoff;
-
-#define MAX_BAKEOFFS 64
 
 /* Rounds after which a bakeoff that received nothing is tested anyway.
  * Its samples may have stopped for good (the phase that called its
@@ -62,8 +66,8 @@ struct AuAnalysis {
     pthread_t thread;
     bool running, stopping;
     uint32_t next_id;
-    int nbakeoffs;
-    Bakeoff *bakeoffs[MAX_BAKEOFFS];
+    int nbakeoffs, capbakeoffs;
+    Bakeoff **bakeoffs;        /* sampling and paused ones */
     Bakeoff *last;             /* routing cache: the previous sample's bakeoff */
     AuCounters counters;
 };
@@ -175,6 +179,7 @@ void au_analysis_free(AuAnalysis *a)
     au_analysis_stop(a);
     for (int i = 0; i < a->nbakeoffs; i++)
         bakeoff_free(a->bakeoffs[i]);
+    free(a->bakeoffs);
     pthread_cond_destroy(&a->wake);
     pthread_mutex_destroy(&a->lock);
     free(a);
@@ -193,10 +198,16 @@ uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now)
     }
     b->start = b->tested = now;
     pthread_mutex_lock(&a->lock);
-    if (a->nbakeoffs == MAX_BAKEOFFS) {
-        pthread_mutex_unlock(&a->lock);
-        bakeoff_free(b);
-        return 0;
+    if (a->nbakeoffs == a->capbakeoffs) {
+        int cap = a->capbakeoffs ? 2 * a->capbakeoffs : 16;
+        Bakeoff **v = realloc(a->bakeoffs, (size_t)cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&a->lock);
+            bakeoff_free(b);
+            return 0;
+        }
+        a->bakeoffs = v;
+        a->capbakeoffs = cap;
     }
     b->id = a->next_id++;
     if (!a->next_id)
@@ -237,13 +248,39 @@ bool au_analysis_cancel(AuAnalysis *a, uint32_t id)
     return b != NULL;
 }
 
+bool au_analysis_pause(AuAnalysis *a, uint32_t id, double now)
+{
+    pthread_mutex_lock(&a->lock);
+    int i = find(a, id);
+    if (i >= 0 && !(a->bakeoffs[i]->paused > 0))
+        a->bakeoffs[i]->paused = now > 0 ? now : 1e-9;
+    pthread_mutex_unlock(&a->lock);
+    return i >= 0;
+}
+
+bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now)
+{
+    pthread_mutex_lock(&a->lock);
+    int i = find(a, id);
+    if (i >= 0) {
+        Bakeoff *b = a->bakeoffs[i];
+        if (b->paused > 0) {
+            b->start += now - b->paused;   /* elapsed counts turns only */
+            b->paused = 0;
+        }
+        b->tested = now;
+    }
+    pthread_mutex_unlock(&a->lock);
+    return i >= 0;
+}
+
 bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
 {
     pthread_mutex_lock(&a->lock);
     int i = find(a, id);
     if (i >= 0) {
         Bakeoff *b = a->bakeoffs[i];
-        double elapsed = au_now() - b->start;
+        double elapsed = (b->paused > 0 ? b->paused : au_now()) - b->start;
         AuConfirm c = b->confirm;   /* a look, not a step: the state stays */
         au_stats_test(&b->st, a->cfg.test, elapsed, out);
         au_stats_confirm(&c, &a->cfg, a->cfg.test, elapsed, out);
@@ -325,13 +362,17 @@ typedef struct Done {
 
 void au_analysis_step(AuAnalysis *a, double now)
 {
-    Done done[MAX_BAKEOFFS];
+    Done *done = NULL;
     int ndone = 0;
     pthread_mutex_lock(&a->lock);
     a->counters.rounds++;
     au_samples_drain(route, a, &a->counters.drain);
     for (int i = 0; i < a->nbakeoffs;) {
         Bakeoff *b = a->bakeoffs[i];
+        if (b->paused > 0) {   /* between turns: its samples wait for the next */
+            i++;
+            continue;
+        }
         double elapsed = now - b->start;
         bool late = a->cfg.timeout > 0 && elapsed >= a->cfg.timeout;
         bool stale = now - b->tested >= STALE_ROUNDS * a->cfg.interval;
@@ -341,6 +382,10 @@ void au_analysis_step(AuAnalysis *a, double now)
         }
         b->fresh = false;
         b->tested = now;
+        if (!done && !(done = malloc((size_t)a->nbakeoffs * sizeof *done))) {
+            i++;   /* no memory this round: tested again at the next */
+            continue;
+        }
         Done *d = &done[ndone];
         au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
         AuOutcome o = au_stats_confirm(&b->confirm, &a->cfg, a->cfg.test, elapsed, &d->r);
@@ -360,7 +405,7 @@ void au_analysis_step(AuAnalysis *a, double now)
     for (int s = 0; s < AU_MAX_SLOTS; s++)
         every[s] = a->cfg.sample_every;
     for (int i = 0; i < a->nbakeoffs; i++)
-        if (a->bakeoffs[i]->slot >= 0)
+        if (a->bakeoffs[i]->slot >= 0 && !(a->bakeoffs[i]->paused > 0))
             every[a->bakeoffs[i]->slot] = a->bakeoffs[i]->every;
     for (int s = 0; s < AU_MAX_SLOTS; s++)
         au_policy_perturb(&a->policy[s], every[s], a->cfg.burst, a->cfg.jitter, &a->rng);
@@ -368,6 +413,7 @@ void au_analysis_step(AuAnalysis *a, double now)
     for (int i = 0; i < ndone; i++)
         if (a->decide)
             a->decide(a->ctx, done[i].id, &done[i].r, done[i].elapsed);
+    free(done);
 }
 
 AuPolicyParams *au_analysis_policy(AuAnalysis *a, int slot)

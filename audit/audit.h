@@ -95,7 +95,8 @@ typedef struct AuConfig {
     double mixture;           /* τ of the mixture, on the log-ratio scale */
     uint64_t min_samples;     /* per variant, kept, before any test */
     uint64_t max_samples;     /* per variant; 0 = no sample budget */
-    double timeout;           /* seconds of wall time; 0 = none */
+    double timeout;           /* seconds of sampling time; 0 = none */
+    double quantum;           /* seconds of a turn (audit.quantum_ms); 0 = no turns */
     uint32_t trim_window;     /* samples per trimming window (per variant) */
     uint32_t trim_drop;       /* slowest samples dropped per window */
     double interval;          /* seconds between two analysis rounds */
@@ -259,6 +260,7 @@ typedef struct AuResult {
     double rel, rel_lo, rel_hi; /* mean(best) / mean(runner_up) − 1, with interval */
     int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
     bool futile;               /* a timeout before the budget: it could not decide within it */
+    bool confirming;           /* running: a winner waits for audit.confirm's samples */
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
 
@@ -442,6 +444,12 @@ void au_analysis_free(AuAnalysis *a);
 uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now);
 /* Drops a running bakeoff without a decision; false if unknown. */
 bool au_analysis_cancel(AuAnalysis *a, uint32_t id);
+/* Between turns (audit.quantum_ms): a paused bakeoff keeps its samples
+ * and is not tested; its elapsed time stops.  Stragglers still count.
+ * Both false if the bakeoff is unknown — pause then means a decision is
+ * already on its way to the AuDecideFn. */
+bool au_analysis_pause(AuAnalysis *a, uint32_t id, double now);
+bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now);
 /* The current state of a running bakeoff; false if unknown or finished. */
 bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out);
 /* One round: drain, trim and sum, test each bakeoff, report decisions,

@@ -16,8 +16,10 @@
  *            starts them as soon as the method's code is installed, on
  *            the compiling thread (with --jit=sync/eager the program's).
  *   start    at most audit.concurrent bakeoffs compile or sample at once;
- *            the oldest queued one whose method is not busy starts next
- *            (one bakeoff per method at a time), with a free policy slot.
+ *            of the waiting ones whose method is not busy (one bakeoff
+ *            per method at a time), the one with the fewest turns starts
+ *            next, the least recently run first (never run: the oldest),
+ *            with a free policy slot.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
@@ -25,6 +27,16 @@
  *   sample   au_analysis_begin gives the id timed code reports under;
  *            then one entry store (a compare-and-swap against the code
  *            the auditor found) installs the dispatcher: SAMPLING.
+ *   turns    a bakeoff still sampling after audit.quantum_ms of its turn,
+ *            while a waiting one has had no more turns, is PAUSED: the
+ *            old code back, its samples kept, its clock stopped
+ *            (au_analysis_pause).  Its next turn reinstalls the same
+ *            dispatcher, nothing recompiled, on the same policy slot (the
+ *            slot is compiled into the dispatcher).  Why: one bakeoff
+ *            that cannot decide (a difference between the equivalence
+ *            margin and min_effect, a heavy-tailed recursion) held the
+ *            only slot for the whole 30 s budget, and the ones queued
+ *            behind it, with differences of 5-10%, never started.
  *   decide   the analysis thread's AuDecideFn: the record gets the final
  *            result, one store installs the chosen variant's clean code
  *            (winner, or variant 0 on no-difference and timeout): DONE.
@@ -97,17 +109,27 @@ typedef struct Bake {
     int slot;              /* policy slot while compiling or sampling, −1 */
     AuDispatch *d;         /* once compiled */
     VmEntry prev;          /* the code the dispatcher replaced */
+    double turn_start;     /* since(): the current turn's dispatcher installed */
+    double last_ran;       /* since(): its last turn ended; 0 = never ran */
+    double sampled;        /* seconds of the turns before the current one */
+    uint64_t turn_received; /* samples received before the current turn */
 } Bake;
 
 enum {
     IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
 };
 
+/* Seconds over which scan measures a method's call rate. */
+#define RATE_PERIOD 0.5
+
 typedef struct MethodState {
     bool seen;             /* compiled code seen; calls count from base */
     bool busy;             /* one of its bakeoffs compiles or samples */
     uint64_t base;
     uint32_t asked;        /* clients whose bakeoff was queued, a bit each */
+    uint64_t mark;         /* calls at mark_t */
+    double mark_t;         /* since(): when rate was last measured */
+    double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
 } MethodState;
 
 struct AuAuditor {
@@ -131,7 +153,7 @@ struct AuAuditor {
     bool stopping;
     Bake **bakes;          /* every record, bakes[id − 1] */
     size_t nbakes, capbakes;
-    size_t first_queued;   /* no QUEUED record before this index */
+    size_t first_waiting;  /* no QUEUED or PAUSED record before this index */
     MethodState *ms;       /* per method index */
     uint32_t nmethods;
     int running;           /* compiling or sampling */
@@ -239,24 +261,32 @@ static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
     event(au, b, AU_EV_QUEUED);
 }
 
-/* Under mu: compiled methods that got hot get their clients' records. */
+/* Under mu: compiled methods that got hot get their clients' records;
+ * every method's call rate is measured (the queue's order, next_waiting). */
 static void scan(AuAuditor *au)
 {
     VmModule *mod = au->vm->module;
+    double now = since(au);
     for (uint32_t i = 0; i < au->nmethods; i++) {
         MethodState *s = &au->ms[i];
         VmMethod *m = &mod->methods[i];
-        if (s->asked == au->clients || !auditable(au, m))
-            continue;
-        if (__atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry)
+        if (!auditable(au, m) || (!s->seen && __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry))
             continue;
         /* the program thread counts without atomics: a snapshot will do */
         uint64_t calls = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
         if (!s->seen) {
             s->seen = true;
-            s->base = calls;
+            s->base = s->mark = calls;
+            s->mark_t = now;
             continue;
         }
+        if (now - s->mark_t >= RATE_PERIOD) {
+            s->rate = (double)(calls - s->mark) / (now - s->mark_t);
+            s->mark = calls;
+            s->mark_t = now;
+        }
+        if (s->asked == au->clients)
+            continue;
         if (calls - s->base < au->hot_threshold)
             continue;
         for (int c = 0; c < AU_NCLIENTS; c++)
@@ -267,14 +297,36 @@ static void scan(AuAuditor *au)
     }
 }
 
-/* Under mu: the latest look of every sampling bakeoff into its record. */
+static uint64_t received(const AuBakeoffRecord *r)
+{
+    uint64_t got = 0;
+    for (int k = 0; k < r->result.nvariants && k < AU_MAX_VARIANTS; k++)
+        got += r->result.v[k].received;
+    return got;
+}
+
+/* Under mu: the latest look of every sampling or paused bakeoff into its
+ * record. */
 static void refresh(AuAuditor *au)
 {
+    double now = since(au);
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        if (b->rec.phase == AU_PHASE_SAMPLING && b->aid)
+        if ((b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) && b->aid)
             au_analysis_result(au->an, b->aid, &b->rec.result);
+        if (b->rec.phase == AU_PHASE_SAMPLING)
+            b->rec.sampled = b->sampled + (now - b->turn_start);
     }
+}
+
+/* Under mu: b's current turn is over (paused, decided, failed or the
+ * program ended): its sampling time adds up. */
+static void end_turn(AuAuditor *au, Bake *b)
+{
+    double now = since(au);
+    b->sampled += now - b->turn_start;
+    b->rec.sampled = b->sampled;
+    b->last_ran = now;
 }
 
 /* Under mu: b no longer compiles or samples. */
@@ -298,32 +350,78 @@ static void fail(AuAuditor *au, Bake *b, const char *why)
     event(au, b, AU_EV_FAILED);
 }
 
-/* Under mu: the oldest QUEUED record whose method is free, made
- * COMPILING with a slot; NULL when none or no room. */
+/* Under mu: whether waiting record c could start now, were `freed` (a
+ * sampling bakeoff, or NULL) paused first: its method free, and a paused
+ * one's own slot (compiled into its dispatcher) free. */
+static bool startable(const AuAuditor *au, const Bake *c, const Bake *freed)
+{
+    if (c->rec.phase != AU_PHASE_QUEUED && c->rec.phase != AU_PHASE_PAUSED)
+        return false;
+    if (au->ms[c->m->index].busy && !(freed && freed->m == c->m))
+        return false;
+    if (c->rec.phase == AU_PHASE_QUEUED)
+        return true;
+    return !(au->slots & 1u << c->d->slot) || (freed && freed->slot == (int)c->d->slot);
+}
+
+/* Under mu: whether c goes before best: fewest turns first; of those
+ * never run, the most called through its entry lately (its samples come
+ * fastest: a method-level test needs min_samples timed calls, and a
+ * method not called now would only sit in its slot until drop_idle),
+ * then the oldest; of those paused, the least recently run (round robin). */
+static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
+{
+    if (c->rec.turns != best->rec.turns)
+        return c->rec.turns < best->rec.turns;
+    if (c->rec.turns == 0)
+        return au->ms[c->m->index].rate > au->ms[best->m->index].rate;
+    return c->last_ran < best->last_ran;
+}
+
+/* Under mu: the waiting record to start next (before()); NULL when none. */
+static Bake *next_waiting(AuAuditor *au, const Bake *freed)
+{
+    while (au->first_waiting < au->nbakes && au->bakes[au->first_waiting]->rec.phase != AU_PHASE_QUEUED &&
+           au->bakes[au->first_waiting]->rec.phase != AU_PHASE_PAUSED)
+        au->first_waiting++;
+    Bake *best = NULL;
+    for (size_t i = au->first_waiting; i < au->nbakes; i++) {
+        Bake *c = au->bakes[i];
+        if (!startable(au, c, freed))
+            continue;
+        if (!best || before(au, c, best))
+            best = c;
+    }
+    return best;
+}
+
+/* Under mu: the next waiting record, given a slot: COMPILING if it never
+ * ran, still PAUSED until start() reinstalls its dispatcher (its method
+ * busy meanwhile); NULL when none or no room. */
 static Bake *take_next(AuAuditor *au)
 {
     if (au->stopping || au->running >= au->concurrent)
         return NULL;
-    while (au->first_queued < au->nbakes && au->bakes[au->first_queued]->rec.phase != AU_PHASE_QUEUED)
-        au->first_queued++;
-    for (size_t i = au->first_queued; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
-        if (b->rec.phase != AU_PHASE_QUEUED || au->ms[b->m->index].busy)
-            continue;
-        int slot = 0;
+    Bake *b = next_waiting(au, NULL);
+    if (!b)
+        return NULL;
+    int slot = 0;
+    if (b->rec.phase == AU_PHASE_PAUSED)
+        slot = (int)b->d->slot;
+    else
         while (slot < AU_MAX_SLOTS && (au->slots & 1u << slot))
             slot++;
-        if (slot == AU_MAX_SLOTS)
-            return NULL;
-        au->slots |= 1u << slot;
-        au->running++;
-        b->slot = slot;
-        au->ms[b->m->index].busy = true;
+    if (slot == AU_MAX_SLOTS)
+        return NULL;
+    au->slots |= 1u << slot;
+    au->running++;
+    b->slot = slot;
+    au->ms[b->m->index].busy = true;
+    if (b->rec.phase == AU_PHASE_QUEUED) {
         b->rec.phase = AU_PHASE_COMPILING;
         b->rec.t_started = since(au);
-        return b;
     }
-    return NULL;
+    return b;
 }
 
 /* A variant whose every call is bounded below audit.min_cost IR cost
@@ -352,9 +450,39 @@ static bool too_cheap(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, c
     return false;
 }
 
-/* Compiles b (mu not held) and installs its dispatcher. */
+/* b's next turn (take_next gave it its slot back): the same dispatcher
+ * in place of the code it replaced, the analysis's clock running.  Mu not
+ * held. */
+static void resume(AuAuditor *au, Bake *b)
+{
+    pthread_mutex_lock(&au->mu);
+    VmEntry expect = b->prev;
+    if (!au_analysis_resume(au->an, b->aid, au_now())) {
+        b->aid = 0;
+        fail(au, b, "the analysis lost the bakeoff while it was paused");
+    } else if (!__atomic_compare_exchange_n(&b->m->entry, &expect, b->d->tab.dispatcher, false, __ATOMIC_RELEASE,
+                                            __ATOMIC_RELAXED)) {
+        au_analysis_cancel(au->an, b->aid);
+        b->aid = 0;
+        fail(au, b, "the method's code changed while the bakeoff was paused");
+    } else {
+        b->rec.phase = AU_PHASE_SAMPLING;
+        b->rec.turns++;
+        b->turn_start = since(au);
+        b->turn_received = received(&b->rec);
+        event(au, b, AU_EV_RESUMED);
+    }
+    pthread_mutex_unlock(&au->mu);
+}
+
+/* Compiles b (mu not held) and installs its dispatcher; a paused b
+ * resumes instead. */
 static void start(AuAuditor *au, Bake *b)
 {
+    if (b->d) {
+        resume(au, b);
+        return;
+    }
     const AuBakeoffRecord *r = &b->rec;   /* its variants do not change any more */
     AuDispatch *d = calloc(1, sizeof *d);
     JitBakeoffRequest rq;
@@ -427,7 +555,8 @@ static void start(AuAuditor *au, Bake *b)
     }
     b->prev = found;
     b->rec.phase = AU_PHASE_SAMPLING;
-    b->rec.t_sampling = since(au);
+    b->rec.t_sampling = b->turn_start = since(au);
+    b->rec.turns = 1;
     event(au, b, AU_EV_SAMPLING);
     pthread_mutex_unlock(&au->mu);
 }
@@ -456,6 +585,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         b->aid = 0;
         b->rec.result = *res;
         b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
+        end_turn(au, b);
         char why[160];
         snprintf(why, sizeof why, "too cheap to time: %.0f cycles per timed call < audit.min_cycles %.0f; old code back",
                  res->v[res->best].cycles, au->cfg.min_cycles);
@@ -469,6 +599,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         b->rec.installed = k;
         b->rec.phase = AU_PHASE_DONE;
         b->rec.t_decided = since(au);
+        end_turn(au, b);
         release(au, b);
         event(au, b, AU_EV_DECIDED);
     }
@@ -476,10 +607,10 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
 }
 
 /* Under mu: bakeoffs whose dispatcher got no timed call in IDLE_ROUNDS
- * analysis intervals end FAILED with the old code back.  Their method
- * stopped being called through its entry (its callers inlined it, or the
- * phase that called it is over); waiting for audit.timeout_ms would only
- * hold the queue (one slot by default) for nothing. */
+ * analysis intervals of a turn end FAILED with the old code back.  Their
+ * method stopped being called through its entry (its callers inlined it,
+ * or the phase that called it is over); waiting for audit.timeout_ms would
+ * only hold the queue (one slot by default) for nothing. */
 static void drop_idle(AuAuditor *au)
 {
     /* with sampling off (audit.sample_every=0) no dispatcher makes a timed
@@ -490,20 +621,51 @@ static void drop_idle(AuAuditor *au)
     double now = since(au), limit = IDLE_ROUNDS * au->cfg.interval;
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        const AuResult *r = &b->rec.result;
-        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->rec.t_sampling < limit)
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->turn_start < limit)
             continue;
-        uint64_t got = 0;
-        for (int k = 0; k < r->nvariants && k < AU_MAX_VARIANTS; k++)
-            got += r->v[k].received;
-        if (got || !au_analysis_cancel(au->an, b->aid))
+        if (received(&b->rec) > b->turn_received || !au_analysis_cancel(au->an, b->aid))
             continue;
         b->aid = 0;
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+        end_turn(au, b);
         char why[160];
         snprintf(why, sizeof why, "not called through its entry in %.1f s (inlined into its callers?); old code back",
-                 now - b->rec.t_sampling);
+                 now - b->turn_start);
         fail(au, b, why);
+    }
+}
+
+/* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has
+ * sampled a whole turn while a waiting one could take its place and has
+ * had no more turns; start_pending then starts that one.  One a round:
+ * two paused for one waiting record would leave a slot empty. */
+static void rotate(AuAuditor *au)
+{
+    if (!(au->cfg.quantum > 0) || au->stopping)
+        return;
+    double now = since(au);
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        /* a winner waiting for its confirmation is let finish: paused, it
+         * would wait for its samples a whole round of turns */
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->turn_start < au->cfg.quantum ||
+            b->rec.result.confirming)
+            continue;
+        Bake *c = next_waiting(au, b);
+        if (!c || c->rec.turns > b->rec.turns)
+            continue;
+        /* false: the analysis decided it meanwhile, decide() is waiting for mu */
+        if (!au_analysis_pause(au->an, b->aid, au_now()))
+            continue;
+        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+        au_analysis_result(au->an, b->aid, &b->rec.result);
+        end_turn(au, b);
+        b->rec.phase = AU_PHASE_PAUSED;
+        release(au, b);
+        if (i < au->first_waiting)
+            au->first_waiting = i;
+        event(au, b, AU_EV_PAUSED);
+        return;
     }
 }
 
@@ -527,6 +689,7 @@ void au_auditor_poll(AuAuditor *au)
         scan(au);
         refresh(au);
         drop_idle(au);
+        rotate(au);
     }
     start_pending(au);
     pthread_mutex_unlock(&au->mu);
@@ -545,7 +708,8 @@ static void on_install(void *ctx, VmMethod *m)
         MethodState *s = &au->ms[m->index];
         if (!s->seen) {
             s->seen = true;
-            s->base = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
+            s->base = s->mark = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
+            s->mark_t = since(au);
         }
         if (au->hot_threshold == 0) {
             for (int c = 0; c < AU_NCLIENTS; c++)
@@ -573,7 +737,7 @@ static void *bakeoff_thread(void *arg)
         until.tv_sec += step_ns / 1000000000L + until.tv_nsec / 1000000000L;
         until.tv_nsec %= 1000000000L;
         while (!au->stopping && pthread_cond_timedwait(&au->wake, &au->mu, &until) != ETIMEDOUT)
-            if (au->running < au->concurrent && au->first_queued < au->nbakes)
+            if (au->running < au->concurrent && au->first_waiting < au->nbakes)
                 break;   /* a slot came free: start the next one now */
         if (au->stopping)
             break;
@@ -674,14 +838,17 @@ void au_auditor_stop(AuAuditor *au)
     au_analysis_stop(au->an);
     if (was)
         return;
-    /* bakeoffs still sampling end undecided: their last look is kept */
+    /* bakeoffs still sampling or paused end undecided: their last look is
+     * kept */
     pthread_mutex_lock(&au->mu);
     refresh(au);
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        if (b->rec.phase == AU_PHASE_SAMPLING && b->aid) {
+        if ((b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) && b->aid) {
             au_analysis_cancel(au->an, b->aid);
             b->aid = 0;
+            if (b->rec.phase == AU_PHASE_SAMPLING)
+                end_turn(au, b);
             event(au, b, AU_EV_CANCELLED);
         }
     }

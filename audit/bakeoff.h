@@ -28,12 +28,18 @@ typedef struct AuVariantSpec {
     int32_t inline_max_growth;
 } AuVariantSpec;
 
+#define AU_PHASES(X)                                                                         \
+    X(AU_PHASE_QUEUED, "queued")       /* never started; waiting for a slot (audit.concurrent) */ \
+    X(AU_PHASE_COMPILING, "compiling") /* variants and dispatcher being compiled */              \
+    X(AU_PHASE_SAMPLING, "sampling")   /* dispatcher installed, analysis running */              \
+    X(AU_PHASE_PAUSED, "paused")       /* between turns (audit.quantum_ms): old code back */     \
+    X(AU_PHASE_DONE, "done")           /* decided (result.outcome) and installed */              \
+    X(AU_PHASE_FAILED, "failed")       /* a compile failed: method kept its code */
+
 typedef enum AuPhase {
-    AU_PHASE_QUEUED,               /* waiting for a free slot (audit.concurrent) */
-    AU_PHASE_COMPILING,            /* variants and dispatcher being compiled */
-    AU_PHASE_SAMPLING,             /* dispatcher installed, analysis running */
-    AU_PHASE_DONE,                 /* decided (result.outcome) and installed */
-    AU_PHASE_FAILED,               /* a compile failed: method kept its code */
+#define X(p, s) p,
+    AU_PHASES(X)
+#undef X
 } AuPhase;
 
 typedef struct AuBakeoffRecord {
@@ -51,6 +57,8 @@ typedef struct AuBakeoffRecord {
     double t_sampling;             /* dispatcher installed, timing began; 0 = not yet */
     bool oracle;                   /* audit.oracle: one fixed-sample look at max_samples */
     int copies;                    /* audit.copies: of each variant's code */
+    int turns;                     /* turns it has sampled (audit.quantum_ms), the current one included */
+    double sampled;                /* seconds its dispatcher was installed, turns summed (to the last pause or end) */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;
@@ -72,6 +80,8 @@ const char *au_phase_name(AuPhase p);
     X(AU_EV_QUEUED, "queued")       /* a client asked; waiting for a slot */  \
     X(AU_EV_COMPILED, "compiled")   /* variants + dispatcher compiled */      \
     X(AU_EV_SAMPLING, "sampling")   /* dispatcher installed: timing begins */ \
+    X(AU_EV_PAUSED, "paused")       /* turn over, another waits: old code */  \
+    X(AU_EV_RESUMED, "resumed")     /* next turn: dispatcher back */          \
     X(AU_EV_DECIDED, "decided")     /* winner / no-difference / timeout */    \
     X(AU_EV_FAILED, "failed")       /* compile or install failed: failure */  \
     X(AU_EV_CANCELLED, "cancelled") /* dropped undecided (program ended) */

@@ -31,6 +31,9 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
                        (long long)tun->audit_trim_window, (long long)tun->audit_trim_drop);
     if (tun->audit_oracle && tun->audit_max_samples < 2)
         return vm_fail(err, "tunable 'audit.oracle' needs audit.max_samples ≥ 2");
+    if (tun->audit_quantum_ms < 0 || tun->audit_quantum_ms > 3600000)
+        return vm_fail(err, "tunable 'audit.quantum_ms' must be in 0..3600000, got %lld",
+                       (long long)tun->audit_quantum_ms);
     if (tun->audit_interval_ms < 1 || tun->audit_interval_ms > 60000)
         return vm_fail(err, "tunable 'audit.interval_ms' must be in 1..60000, got %lld",
                        (long long)tun->audit_interval_ms);
@@ -77,6 +80,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .min_samples = (uint64_t)tun->audit_min_samples,
         .max_samples = (uint64_t)tun->audit_max_samples,
         .timeout = tun->audit_timeout_ms / 1000.0,
+        .quantum = tun->audit_quantum_ms / 1000.0,
         .trim_window = (uint32_t)tun->audit_trim_window,
         .trim_drop = (uint32_t)tun->audit_trim_drop,
         .interval = tun->audit_interval_ms / 1000.0,

@@ -22,11 +22,9 @@
 #include <string.h>
 
 static const char *const phase_names[] = {
-    [AU_PHASE_QUEUED] = "queued",
-    [AU_PHASE_COMPILING] = "compiling",
-    [AU_PHASE_SAMPLING] = "sampling",
-    [AU_PHASE_DONE] = "done",
-    [AU_PHASE_FAILED] = "failed",
+#define X(p, s) [p] = s,
+    AU_PHASES(X)
+#undef X
 };
 
 const char *au_phase_name(AuPhase p)
@@ -258,6 +256,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"duration\":", f);
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
+    fprintf(f, ",\"turns\":%d,\"sampled\":", r->turns);
+    json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);
@@ -397,6 +397,12 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         if (r->t_queued > 0 && r->t_started >= r->t_queued)
             add(&l, " waited=%.1fms", (r->t_started - r->t_queued) * 1e3);
         break;
+    case AU_EV_PAUSED:
+    case AU_EV_RESUMED:
+        add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
+        for (int k = 0; k < n; k++)
+            add(&l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
+        break;
     case AU_EV_DECIDED:
     case AU_EV_CANCELLED: {
         bool has_best = res->best >= 0 && res->best < n;
@@ -422,8 +428,10 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
         add(&l, " test=%s%s%s", test_name(res->test), r->oracle ? "+oracle" : "",
             res->futile ? " futile" : "");
-        if (r->t_sampling > 0 && t >= r->t_sampling)
-            add(&l, " %s=%.3fs", ev == AU_EV_CANCELLED ? "sampled" : "duration", t - r->t_sampling);
+        if (ev == AU_EV_DECIDED && r->t_sampling > 0 && t >= r->t_sampling)
+            add(&l, " duration=%.3fs", t - r->t_sampling);
+        if (r->t_sampling > 0 && (ev == AU_EV_CANCELLED || r->turns > 1))
+            add(&l, " sampled=%.3fs turns=%d", r->sampled, r->turns);
         break;
     }
     case AU_EV_FAILED:

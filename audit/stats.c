@@ -451,6 +451,7 @@ AuOutcome au_stats_confirm(AuConfirm *c, const AuConfig *cfg, AuTest test, doubl
         c->best = r->best;
     }
     r->outcome = cfg->timeout > 0 && elapsed >= cfg->timeout ? AU_TIMEOUT : AU_RUNNING;
+    r->confirming = r->outcome == AU_RUNNING;
     r->install = 0;
     return r->outcome;
 }

@@ -527,6 +527,77 @@ TEST(audit_bakeoff_idle)
     env_free(&e);
 }
 
+/* Turns (audit.quantum_ms=1): once its turn is over, the sampling
+ * bakeoff is paused for a waiting one (old code back, samples kept, not
+ * decided while paused) and resumes, not recompiled, when that one's turn
+ * is over; its samples from both turns decide it. */
+TEST(audit_bakeoff_turns)
+{
+    static const char *const set[] = {
+        "audit.clients=aa",     "audit.quantum_ms=1", "audit.min_samples=200", "audit.trim_window=10",
+        "audit.trim_drop=1",    "audit.confirm=0",    "audit.timeout_ms=60000", NULL,
+    };
+    Env e;
+    if (!env_new(&e, set)) {
+        env_free(&e);
+        return;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e.au, stub_compile);
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    work->entry = fake_compiled;
+    twice->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, work, 100);
+    calls(&e, twice, 100);
+    au_auditor_poll(e.au);
+    AuBakeoffRecord r[4];
+    CHECK_INT(records(&e, r, 4), 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[0].turns, 1);
+    CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+    usleep(3000);
+    au_auditor_poll(e.au);   /* work's turn is over: paused, twice starts */
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK(r[0].sampled >= 0.001);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK(work->entry == fake_compiled);
+    CHECK(twice->entry == stub_dispatch);
+    CHECK_INT(stub.n, 2);
+    /* samples of a paused bakeoff wait: no decision */
+    AuAnalysis *an = au_auditor_analysis(e.au);
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 1000);
+    au_analysis_step(an, au_now());
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    usleep(3000);
+    au_auditor_poll(e.au);   /* twice's turn is over: work resumes */
+    records(&e, r, 4);
+    CHECK_INT(r[1].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[0].turns, 2);
+    CHECK(work->entry == stub_dispatch);
+    CHECK_INT(stub.n, 2);    /* nothing recompiled */
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 1000);
+    au_analysis_step(an, au_now());
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_DONE);
+    CHECK_INT(r[0].result.outcome, AU_WINNER);
+    CHECK(work->entry == stub_clean1);
+    CHECK(r[0].result.v[1].received >= 2000);
+    /* the paused one gets the slot back; without a waiting one it keeps it */
+    au_auditor_poll(e.au);
+    records(&e, r, 4);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].turns, 2);
+    usleep(3000);
+    au_auditor_poll(e.au);
+    records(&e, r, 4);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    env_free(&e);
+}
+
 /* The real compiler with jit.fail_every=2: variant 0 compiles (attempt 1),
  * variant 1 is the injected failure (attempt 2); nothing is installed. */
 TEST(audit_bakeoff_injected_failure)

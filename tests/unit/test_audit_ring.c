@@ -436,6 +436,37 @@ TEST(audit_ring_analysis_step)
     au_analysis_free(a);
 }
 
+/* A paused bakeoff (between turns, audit.quantum_ms) is not tested and
+ * its clock stops: an hour's pause spends none of a 5 s budget.  Its
+ * samples, stragglers included, count when it resumes. */
+TEST(audit_ring_analysis_pause)
+{
+    AuConfig cfg = ring_config();
+    cfg.timeout = 5;
+    Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    AuAnalysis *a = hand_analysis(&cfg, &d);
+    if (!a)
+        return;
+    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
+    CHECK(au_analysis_pause(a, id, 102.0));
+    for (int i = 0; i < 3000; i++)
+        au_sample_record(id, (uint32_t)(i & 1), 1000 + (uint64_t)(i % 7), 1);
+    au_analysis_step(a, 3700.0);
+    CHECK_INT(decided(&d), 0);
+    AuResult r;
+    CHECK(au_analysis_result(a, id, &r));
+    CHECK_INT(r.v[0].received, 1500);
+    CHECK(au_analysis_resume(a, id, 3700.0));
+    au_analysis_step(a, 3702.5);             /* 4.5 s of sampling */
+    CHECK_INT(decided(&d), 0);
+    au_analysis_step(a, 3703.1);             /* 5.1 s */
+    CHECK_INT(decided(&d), 1);
+    CHECK_INT(d.r.outcome, AU_TIMEOUT);
+    CHECK(!au_analysis_pause(a, id, 3704.0));   /* decided: unknown */
+    CHECK(!au_analysis_resume(a, id, 3704.0));
+    au_analysis_free(a);
+}
+
 /* A bakeoff whose samples stop after a few (its method's phase is over)
  * is tested again without new samples, so futility by rate ends it once a
  * tenth of its budget has passed instead of holding its slot until the
