@@ -43,6 +43,7 @@ typedef struct Bakeoff {
     double start;
     double tested;             /* when it was last tested */
     bool fresh;                /* received samples since its last test */
+    bool judged;               /* tested past au_rate_judged_from() */
     double paused;             /* when its turn ended (au_analysis_pause), 0 = sampling */
     AuStats st;
     AuConfirm confirm;         /* a winner waiting for audit.confirm */
@@ -376,12 +377,16 @@ void au_analysis_step(AuAnalysis *a, double now)
         double elapsed = now - b->start;
         bool late = a->cfg.timeout > 0 && elapsed >= a->cfg.timeout;
         bool stale = now - b->tested >= STALE_ROUNDS * a->cfg.interval;
-        if (!b->fresh && !late && !stale) {
+        /* a rare method's samples may not come in the round its rate is
+         * first judged: it would take another turn before being ended */
+        bool judge = !b->judged && elapsed >= au_rate_judged_from(&a->cfg);
+        if (!b->fresh && !late && !stale && !judge) {
             i++;
             continue;
         }
         b->fresh = false;
         b->tested = now;
+        b->judged |= judge;
         if (!done && !(done = malloc((size_t)a->nbakeoffs * sizeof *done))) {
             i++;   /* no memory this round: tested again at the next */
             continue;

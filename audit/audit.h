@@ -264,6 +264,11 @@ typedef struct AuResult {
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
 
+/* Sampling time (seconds) from which futility by rate judges a bakeoff:
+ * a tenth of audit.timeout_ms, or 90% of a turn (audit.quantum_ms) if
+ * that is sooner.  The analysis tests each bakeoff once past it. */
+double au_rate_judged_from(const AuConfig *cfg);
+
 /* false on nvariants outside 2..AU_MAX_VARIANTS, a bad trim window, or
  * no memory. */
 bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg);

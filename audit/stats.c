@@ -639,14 +639,24 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
     return h_end > cfg->futility * best_case;
 }
 
-/* Futility by rate (sequential test only): once a tenth of the wall-time
- * budget is spent, the samples so far, projected to its end at their rate
- * and multiplied by cfg->futility, stay below the `need` a test takes.  A
- * method called too rarely to be timed (thesis: most of its timeouts)
- * would hold its slot for the whole budget and then time out anyway. */
+double au_rate_judged_from(const AuConfig *cfg)
+{
+    double from = cfg->timeout / 10;
+    if (cfg->quantum > 0 && 0.9 * cfg->quantum < from)
+        from = 0.9 * cfg->quantum;
+    return from;
+}
+
+/* Futility by rate (sequential test only): once au_rate_judged_from() of
+ * sampling time is spent, the samples so far, projected to the end of
+ * the budget at their rate and multiplied by cfg->futility, stay below
+ * the `need` a test takes.  A method called too rarely to be timed
+ * (thesis: most of its timeouts) would hold its slot for the whole budget
+ * and then time out anyway; with turns (audit.quantum_ms) it would take a
+ * turn in every round of them, hence judged before its first turn ends. */
 static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elapsed)
 {
-    if (!(cfg->futility > 0) || !(cfg->timeout > 0) || elapsed < cfg->timeout / 10)
+    if (!(cfg->futility > 0) || !(cfg->timeout > 0) || elapsed < au_rate_judged_from(cfg))
         return false;
     return at_wall_budget(cfg, n, elapsed) * cfg->futility < (double)need;
 }

@@ -493,6 +493,32 @@ TEST(audit_ring_analysis_stale)
     au_analysis_free(a);
 }
 
+/* With turns (audit.quantum_ms), futility by rate judges from 90% of a
+ * turn, and the analysis tests a bakeoff once past that point even when
+ * no sample came in that round (a rare method's may not), so that it ends
+ * within its first turn instead of taking one in every round of turns. */
+TEST(audit_ring_analysis_judged_in_turn)
+{
+    AuConfig cfg = ring_config();
+    cfg.futility = 2;
+    cfg.quantum = 1;
+    cfg.interval = 1;   /* stale only after 100 s: not what ends it here */
+    Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    AuAnalysis *a = hand_analysis(&cfg, &d);
+    if (!a)
+        return;
+    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
+    for (int i = 0; i < 6; i++)
+        au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
+    au_analysis_step(a, 100.5);
+    CHECK_INT(decided(&d), 0);
+    au_analysis_step(a, 100.95);             /* nothing new; past 0.9 s */
+    CHECK_INT(decided(&d), 1);
+    CHECK_INT(d.r.outcome, AU_TIMEOUT);
+    CHECK(d.r.futile);
+    au_analysis_free(a);
+}
+
 /* audit.max_overhead: once each variant has AU_CHEAP_SAMPLES, a method
  * whose timed calls take c cycles is timed 1 call in
  * max(sample_every, timed_cost / (max_overhead × c)), through its own

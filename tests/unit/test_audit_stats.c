@@ -820,7 +820,25 @@ TEST(audit_futility)
     CHECK(!res.futile);
     CHECK(looks >= 300);
     /* too slow: samples that, at their rate, would not reach
-     * audit.min_samples / 2 in the 30 s; judged from 3 s on */
+     * audit.min_samples / 2 in the 30 s; judged from 3 s on without
+     * turns, from 0.9 s on with the default 1 s turn */
+    CHECK(near(au_rate_judged_from(&cfg), 0.9, 1e-12));
+    {
+        AuStats st;
+        CHECK(au_stats_init(&st, 2, &cfg));
+        AuRng r;
+        au_rng_seed(&r, 7);
+        init_neglog();
+        for (int i = 0; i < 90; i++)   /* 100 a second */
+            for (int k = 0; k < 2; k++)
+                au_stats_add(&st, k, draw(&r, 1), 1);
+        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0.89, &res), AU_RUNNING);
+        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0.9, &res), AU_TIMEOUT);
+        CHECK(res.futile);
+        au_stats_free(&st);
+    }
+    cfg.quantum = 0;
+    CHECK(near(au_rate_judged_from(&cfg), 3.0, 1e-12));
     for (int per_s = 100; per_s <= 400; per_s += 300) {
         AuStats st;
         CHECK(au_stats_init(&st, 2, &cfg));
