@@ -337,23 +337,34 @@ TEST(audit_bakeoff_starts_at_install)
     env_free(&e);
 }
 
+/* An auditor with the stub compiler for which `twice` and then `work`
+ * (their "compiled code" fake_compiled) got hot, 100 calls each, and one
+ * poll that queued and started what it could.  False (nothing to free)
+ * when the environment could not be built. */
+static bool two_hot(Env *e, const char *const *set)
+{
+    if (!env_new(e, set)) {
+        env_free(e);
+        return false;
+    }
+    memset(&stub, 0, sizeof stub);
+    au_auditor_set_compiler(e->au, stub_compile);
+    VmMethod *work = test_method(e->vm, "work"), *twice = test_method(e->vm, "twice");
+    work->entry = fake_compiled;
+    twice->entry = fake_compiled;
+    au_auditor_poll(e->au);
+    calls(e, twice, 100);
+    calls(e, work, 100);
+    au_auditor_poll(e->au);
+    return true;
+}
+
 TEST(audit_bakeoff_concurrent)
 {
     static const char *const set[] = {"audit.clients=aa,custom", "audit.custom=-O0;-O2", "audit.concurrent=2", NULL};
     Env e;
-    if (!env_new(&e, set)) {
-        env_free(&e);
+    if (!two_hot(&e, set))
         return;
-    }
-    memset(&stub, 0, sizeof stub);
-    au_auditor_set_compiler(e.au, stub_compile);
-    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
-    work->entry = fake_compiled;
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, twice, 100);
-    calls(&e, work, 100);
-    au_auditor_poll(e.au);
     AuBakeoffRecord r[8];
     size_t n = records(&e, r, 8);
     CHECK_INT(n, 4);
@@ -538,19 +549,9 @@ TEST(audit_bakeoff_turns)
         "audit.trim_drop=1",    "audit.confirm=0",    "audit.timeout_ms=60000", NULL,
     };
     Env e;
-    if (!env_new(&e, set)) {
-        env_free(&e);
+    if (!two_hot(&e, set))
         return;
-    }
-    memset(&stub, 0, sizeof stub);
-    au_auditor_set_compiler(e.au, stub_compile);
     VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
-    work->entry = fake_compiled;
-    twice->entry = fake_compiled;
-    au_auditor_poll(e.au);
-    calls(&e, work, 100);
-    calls(&e, twice, 100);
-    au_auditor_poll(e.au);
     AuBakeoffRecord r[4];
     CHECK_INT(records(&e, r, 4), 2);
     CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);

@@ -408,6 +408,14 @@ static AuAnalysis *hand_analysis(const AuConfig *cfg, Decisions *d)
     return a;
 }
 
+/* n samples alternating between two variants of equal cost: 1500 each
+ * for n = 3000, of which trimming keeps 1350. */
+static void flat_samples(uint32_t id, int n)
+{
+    for (int i = 0; i < n; i++)
+        au_sample_record(id, (uint32_t)(i & 1), 1000 + (uint64_t)(i % 7), 1);
+}
+
 /* Rounds driven by hand (no thread): deterministic; a bakeoff reaches its
  * wall-time budget without samples. */
 TEST(audit_ring_analysis_step)
@@ -421,8 +429,7 @@ TEST(audit_ring_analysis_step)
     uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     au_analysis_step(a, 101.0);
     CHECK_INT(decided(&d), 0);
-    for (int i = 0; i < 3000; i++)
-        au_sample_record(id, (uint32_t)(i & 1), 1000 + (uint64_t)(i % 7), 1);
+    flat_samples(id, 3000);
     au_analysis_step(a, 102.0);
     CHECK_INT(decided(&d), 0);
     AuResult r;
@@ -449,8 +456,7 @@ TEST(audit_ring_analysis_pause)
         return;
     uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     CHECK(au_analysis_pause(a, id, 102.0));
-    for (int i = 0; i < 3000; i++)
-        au_sample_record(id, (uint32_t)(i & 1), 1000 + (uint64_t)(i % 7), 1);
+    flat_samples(id, 3000);
     au_analysis_step(a, 3700.0);
     CHECK_INT(decided(&d), 0);
     AuResult r;
