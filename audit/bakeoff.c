@@ -112,7 +112,6 @@ typedef struct Bake {
     double turn_start;     /* since(): the current turn's dispatcher installed */
     double last_ran;       /* since(): its last turn ended; 0 = never ran */
     double sampled;        /* seconds of the turns before the current one */
-    uint64_t turn_received; /* samples received before the current turn */
 } Bake;
 
 enum {
@@ -469,7 +468,6 @@ static void resume(AuAuditor *au, Bake *b)
         b->rec.phase = AU_PHASE_SAMPLING;
         b->rec.turns++;
         b->turn_start = since(au);
-        b->turn_received = received(&b->rec);
         event(au, b, AU_EV_RESUMED);
     }
     pthread_mutex_unlock(&au->mu);
@@ -607,10 +605,11 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
 }
 
 /* Under mu: bakeoffs whose dispatcher got no timed call in IDLE_ROUNDS
- * analysis intervals of a turn end FAILED with the old code back.  Their
- * method stopped being called through its entry (its callers inlined it,
- * or the phase that called it is over); waiting for audit.timeout_ms would
- * only hold the queue (one slot by default) for nothing. */
+ * analysis intervals of sampling (turns summed: a turn may be shorter;
+ * one that got samples and then none is futility's, analysis.c) end FAILED with the old code back.  Their method stopped being called
+ * through its entry (its callers inlined it, or the phase that called it
+ * is over); waiting for audit.timeout_ms would only hold the queue (one
+ * slot by default), or take a turn in every round, for nothing. */
 static void drop_idle(AuAuditor *au)
 {
     /* with sampling off (audit.sample_every=0) no dispatcher makes a timed
@@ -621,16 +620,17 @@ static void drop_idle(AuAuditor *au)
     double now = since(au), limit = IDLE_ROUNDS * au->cfg.interval;
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->turn_start < limit)
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid)
             continue;
-        if (received(&b->rec) > b->turn_received || !au_analysis_cancel(au->an, b->aid))
+        double sampled = b->sampled + (now - b->turn_start);
+        if (received(&b->rec) || sampled < limit || !au_analysis_cancel(au->an, b->aid))
             continue;
         b->aid = 0;
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         end_turn(au, b);
         char why[160];
         snprintf(why, sizeof why, "not called through its entry in %.1f s (inlined into its callers?); old code back",
-                 now - b->turn_start);
+                 sampled);
         fail(au, b, why);
     }
 }

@@ -320,6 +320,21 @@ check audit-prologue-sampling 2 "tunable 'audit.prologue=0' needs audit.sample_e
 check audit-prologue-off 0 "42" -- $T --audit=aa -X audit.prologue=0 -X audit.sample_every=0 run "$D/ok.tla"
 check help-audit-prologue 0 "audit.prologue" -- $T --help
 
+# turns (audit.quantum_ms): the bakeoffs of f, g and main share the one
+# slot in 5 ms turns while the program runs (inlining off, so that f and
+# g are called through their entries; nothing decides or gives up), and
+# the output stays right
+printf 'fn f(n: int): int { var s = 0; for i in 0..n { s = s + i %% 7; } return s; }\n' >"$D/turns.tl"
+printf 'fn g(n: int): int { var s = 0; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/turns.tl"
+printf 'fn main() {\n    var t = 0;\n    for k in 0..2000000 { t = t + f(200) + g(200); }\n    println(t);\n}\n' >>"$D/turns.tl"
+TURNS="$T --jit=sync -X vm.hot_threshold=2 -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=0"
+TURNS+=" -X audit.quantum_ms=5 -X audit.futility=0 -X audit.min_samples=1000000 -X audit.min_cycles=0 -X audit.min_cost=0"
+check audit-turns-output 0 "1988000000" -- $TURNS run "$D/turns.tl"
+check audit-turns-resumed 0 "audit: resumed #1 f client=aa turn=2 " -- $TURNS --log=audit run "$D/turns.tl"
+check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, got 3600001" -- \
+    $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
+check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
+
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
 bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1
