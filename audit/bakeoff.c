@@ -46,8 +46,8 @@
  *            the old code back, after AU_CHEAP_SAMPLES samples a variant
  *            or at its decision, whichever comes first (both reported by
  *            the analysis thread, so a busy bakeoff thread cannot delay it).
- *   idle     a dispatcher without a timed call for 100 analysis intervals
- *            ends FAILED with the old code back (the method is no longer
+ *   idle     a dispatcher without a timed call in 100 analysis intervals
+ *            of sampling (turns summed) ends FAILED with the old code back (the method is no longer
  *            called through its entry): it would hold its slot for nothing.
  *            Not with audit.sample_every=0, where no call is timed.
  *
