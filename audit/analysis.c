@@ -384,13 +384,13 @@ void au_analysis_step(AuAnalysis *a, double now)
             i++;
             continue;
         }
-        b->fresh = false;
-        b->tested = now;
-        b->judged |= judge;
         if (!done && !(done = malloc((size_t)a->nbakeoffs * sizeof *done))) {
             i++;   /* no memory this round: tested again at the next */
             continue;
         }
+        b->fresh = false;
+        b->tested = now;
+        b->judged |= judge;
         Done *d = &done[ndone];
         au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
         AuOutcome o = au_stats_confirm(&b->confirm, &a->cfg, a->cfg.test, elapsed, &d->r);
