@@ -367,6 +367,13 @@ static void add_pct(Line *l, double x)
         add(l, "-");
 }
 
+/* The kept samples of each of the n variants, comma-separated. */
+static void add_samples(Line *l, const AuResult *res, int n)
+{
+    for (int k = 0; k < n; k++)
+        add(l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
+}
+
 void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
 {
     if (!f || !r)
@@ -400,8 +407,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
     case AU_EV_PAUSED:
     case AU_EV_RESUMED:
         add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
-        for (int k = 0; k < n; k++)
-            add(&l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
+        add_samples(&l, res, n);
         break;
     case AU_EV_DECIDED:
     case AU_EV_CANCELLED: {
@@ -424,8 +430,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         add(&l, ",");
         add_pct(&l, has_best ? res->rel_hi : NAN);
         add(&l, "] samples=");
-        for (int k = 0; k < n; k++)
-            add(&l, "%s%" PRIu64, k ? "," : "", k < res->nvariants ? res->v[k].samples : 0);
+        add_samples(&l, res, n);
         add(&l, " test=%s%s%s", test_name(res->test), r->oracle ? "+oracle" : "",
             res->futile ? " futile" : "");
         if (ev == AU_EV_DECIDED && r->t_sampling > 0 && t >= r->t_sampling)

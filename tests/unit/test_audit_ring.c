@@ -408,6 +408,14 @@ static AuAnalysis *hand_analysis(const AuConfig *cfg, Decisions *d)
     return a;
 }
 
+/* hand_analysis with one bakeoff of two variants begun at t = 100 s. */
+static AuAnalysis *hand_begun(const AuConfig *cfg, Decisions *d, uint32_t *id)
+{
+    AuAnalysis *a = hand_analysis(cfg, d);
+    *id = a ? au_analysis_begin(a, 2, 0, 100.0) : 0;
+    return a;
+}
+
 /* n samples alternating between two variants of equal cost: 1500 each
  * for n = 3000, of which trimming keeps 1350. */
 static void flat_samples(uint32_t id, int n)
@@ -423,10 +431,10 @@ TEST(audit_ring_analysis_step)
     AuConfig cfg = ring_config();
     cfg.timeout = 5;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    AuAnalysis *a = hand_analysis(&cfg, &d);
+    uint32_t id;
+    AuAnalysis *a = hand_begun(&cfg, &d, &id);
     if (!a)
         return;
-    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     au_analysis_step(a, 101.0);
     CHECK_INT(decided(&d), 0);
     flat_samples(id, 3000);
@@ -451,10 +459,10 @@ TEST(audit_ring_analysis_pause)
     AuConfig cfg = ring_config();
     cfg.timeout = 5;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    AuAnalysis *a = hand_analysis(&cfg, &d);
+    uint32_t id;
+    AuAnalysis *a = hand_begun(&cfg, &d, &id);
     if (!a)
         return;
-    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     CHECK(au_analysis_pause(a, id, 102.0));
     flat_samples(id, 3000);
     au_analysis_step(a, 3700.0);
@@ -482,10 +490,10 @@ TEST(audit_ring_analysis_stale)
     AuConfig cfg = ring_config();
     cfg.futility = 2;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    AuAnalysis *a = hand_analysis(&cfg, &d);
+    uint32_t id;
+    AuAnalysis *a = hand_begun(&cfg, &d, &id);
     if (!a)
         return;
-    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     for (int i = 0; i < 6; i++)
         au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
     au_analysis_step(a, 100.5);
@@ -510,10 +518,10 @@ TEST(audit_ring_analysis_judged_in_turn)
     cfg.quantum = 1;
     cfg.interval = 1;   /* stale only after 100 s: not what ends it here */
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    AuAnalysis *a = hand_analysis(&cfg, &d);
+    uint32_t id;
+    AuAnalysis *a = hand_begun(&cfg, &d, &id);
     if (!a)
         return;
-    uint32_t id = au_analysis_begin(a, 2, 0, 100.0);
     for (int i = 0; i < 6; i++)
         au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
     au_analysis_step(a, 100.5);
