@@ -20,6 +20,11 @@
  *            per method at a time), the one with the fewest turns starts
  *            next, the least recently run first (never run: the oldest),
  *            with a free policy slot.
+ *   cheap?   before compiling: a variant whose every call is bounded below
+ *            audit.min_cost IR cost units (too_cheap), or, on the bakeoff
+ *            thread, installed code whose timed call a probe reads below
+ *            PROBE_SCALE × audit.min_cycles (probed_cheap, audit/probe.c),
+ *            ends FAILED with nothing compiled.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
@@ -74,6 +79,7 @@
  */
 #include "bakeoff.h"
 #include "jit.h"
+#include "probe.h"
 #include "vm.h"
 
 #include <errno.h>
@@ -116,7 +122,20 @@ typedef struct Bake {
 
 enum {
     IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
+    PROBE_MIN = 64,         /* timed calls a probe needs for a verdict */
 };
+
+/* Seconds a probe waits for its timed calls (it stands in front of the
+ * method meanwhile; the bakeoff thread waits, as it would for a compile). */
+#define PROBE_WAIT 0.1
+/* A probe's verdict "too cheap" needs a reading below this share of
+ * audit.min_cycles.  A bakeoff's timed call read 0.9-1.9 times the probe
+ * of the same method (73 methods of 7 AWFY benchmarks, --audit=inline,
+ * variant 0 against the probe; docs/auditing.md): the probe times the
+ * installed code, warm, every call the same code, a bakeoff a variant in
+ * bursts among others.  At 0.45 a reading of up to 2.2 times the probe
+ * would still be below audit.min_cycles. */
+#define PROBE_SCALE 0.45
 
 /* Seconds over which scan measures a method's call rate. */
 #define RATE_PERIOD 0.5
@@ -129,6 +148,9 @@ typedef struct MethodState {
     uint64_t mark;         /* calls at mark_t */
     double mark_t;         /* since(): when rate was last measured */
     double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
+    AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
+    double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
+    uint32_t probe_samples;
 } MethodState;
 
 struct AuAuditor {
@@ -449,6 +471,55 @@ static bool too_cheap(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, c
     return false;
 }
 
+/* audit.probe: times b's method's installed code for up to PROBE_WAIT
+ * (probe.h); true, with why, when its timed call reads below
+ * audit.min_cycles: the bakeoff would end "too cheap to time" after its
+ * compiles (0.1-0.3 s of this thread each: in DeltaBlue 20 of 22
+ * compiles of a 6 s run were for such methods) and 1,000 samples a
+ * variant.  A method is probed once; its other clients' bakeoffs reuse
+ * the reading.  The installed code stands for the default variant: the
+ * clients' variant 0 is the JIT's own options.  Only on the bakeoff
+ * thread, which may wait (`wait`): with audit.hot_threshold 0 a bakeoff
+ * starts on the thread that compiled the method, possibly the program's.
+ * Mu not held; b's method is busy, so no dispatcher comes or goes
+ * meanwhile. */
+static bool probed_cheap(AuAuditor *au, Bake *b, bool wait, char *why, size_t size)
+{
+    int64_t want = au->vm->tun.audit_probe;
+    if (!wait || want <= 0 || !(au->cfg.min_cycles > 0) || au->cfg.sample_every <= 0)
+        return false;
+    MethodState *s = &au->ms[b->m->index];
+    if (!s->probe) {
+        AuProbe *p = calloc(1, sizeof *p);
+        if (!p || !au_probe_install(p, b->m)) {
+            free(p);
+            return false;
+        }
+        s->probe = p;
+        double t0 = au_now();
+        struct timespec ms = {0, 1000000};
+        while (au_probe_count(p) < (uint64_t)want && au_now() - t0 < PROBE_WAIT &&
+               !__atomic_load_n(&au->stopping, __ATOMIC_RELAXED))
+            nanosleep(&ms, NULL);
+        au_probe_remove(p, b->m);
+        uint32_t n = au_probe_count(p);
+        if (n >= PROBE_MIN || n >= (uint64_t)want) {
+            s->probe_samples = n;
+            s->probe_cycles = au_probe_mean(p, n, (double)au->cfg.trim_drop / au->cfg.trim_window);
+        }
+    }
+    b->rec.probe_cycles = s->probe_cycles;
+    b->rec.probe_samples = s->probe_samples;
+    double limit = PROBE_SCALE * au->cfg.min_cycles;
+    if (!(s->probe_cycles > 0) || s->probe_cycles >= limit)
+        return false;
+    snprintf(why, size,
+             "too cheap to time: the installed code's timed call reads %.0f cycles (probe, %u calls) < "
+             "%.0f (%.2f × audit.min_cycles); not compiled",
+             s->probe_cycles, s->probe_samples, limit, PROBE_SCALE);
+    return true;
+}
+
 /* b's next turn (take_next gave it its slot back): the same dispatcher
  * in place of the code it replaced, the analysis's clock running.  Mu not
  * held. */
@@ -474,8 +545,8 @@ static void resume(AuAuditor *au, Bake *b)
 }
 
 /* Compiles b (mu not held) and installs its dispatcher; a paused b
- * resumes instead. */
-static void start(AuAuditor *au, Bake *b)
+ * resumes instead.  wait: on the bakeoff thread, which may probe. */
+static void start(AuAuditor *au, Bake *b, bool wait)
 {
     if (b->d) {
         resume(au, b);
@@ -496,7 +567,7 @@ static void start(AuAuditor *au, Bake *b)
         rq.optset[k] = r->variants[k].optset;
     }
     char why[sizeof b->rec.failure];
-    if (too_cheap(au, b->m, &rq, why, sizeof why)) {
+    if (too_cheap(au, b->m, &rq, why, sizeof why) || probed_cheap(au, b, wait, why, sizeof why)) {
         pthread_mutex_lock(&au->mu);
         fail(au, b, why);
         pthread_mutex_unlock(&au->mu);
@@ -671,18 +742,20 @@ static void rotate(AuAuditor *au)
 
 /* ---- the bakeoff thread --------------------------------------------------- */
 
-/* Under mu (released meanwhile): starts queued bakeoffs while there is room. */
-static void start_pending(AuAuditor *au)
+/* Under mu (released meanwhile): starts queued bakeoffs while there is
+ * room.  wait: on the bakeoff thread (start). */
+static void start_pending(AuAuditor *au, bool wait)
 {
     Bake *b;
     while ((b = take_next(au))) {
         pthread_mutex_unlock(&au->mu);
-        start(au, b);
+        start(au, b, wait);
         pthread_mutex_lock(&au->mu);
     }
 }
 
-void au_auditor_poll(AuAuditor *au)
+/* One round of the bakeoff thread (wait) or of a test (not: no probes). */
+static void poll_round(AuAuditor *au, bool wait)
 {
     pthread_mutex_lock(&au->mu);
     if (!au->stopping) {
@@ -691,8 +764,13 @@ void au_auditor_poll(AuAuditor *au)
         drop_idle(au);
         rotate(au);
     }
-    start_pending(au);
+    start_pending(au, wait);
     pthread_mutex_unlock(&au->mu);
+}
+
+void au_auditor_poll(AuAuditor *au)
+{
+    poll_round(au, false);
 }
 
 /* The JIT installed compiled code for m (on the thread that compiled it):
@@ -717,7 +795,7 @@ static void on_install(void *ctx, VmMethod *m)
                     enqueue(au, m, (AuClient)c);
                     s->asked |= 1u << c;
                 }
-            start_pending(au);
+            start_pending(au, false);
         }
     }
     pthread_mutex_unlock(&au->mu);
@@ -742,7 +820,7 @@ static void *bakeoff_thread(void *arg)
         if (au->stopping)
             break;
         pthread_mutex_unlock(&au->mu);
-        au_auditor_poll(au);
+        poll_round(au, true);
         pthread_mutex_lock(&au->mu);
     }
     pthread_mutex_unlock(&au->mu);
@@ -871,6 +949,11 @@ void au_auditor_free(AuAuditor *au)
         free(au->bakes[i]);
     }
     free(au->bakes);
+    for (uint32_t i = 0; i < au->nmethods; i++)
+        if (au->ms[i].probe) {
+            au->vm->module->methods[i].tier = NULL;
+            free(au->ms[i].probe);
+        }
     free(au->ms);
     pthread_cond_destroy(&au->wake);
     pthread_mutex_destroy(&au->mu);

@@ -59,6 +59,8 @@ typedef struct AuBakeoffRecord {
     int copies;                    /* audit.copies: of each variant's code */
     int turns;                     /* turns it has sampled (audit.quantum_ms), the current one included */
     double sampled;                /* seconds its dispatcher was installed, turns summed (to the last pause or end) */
+    double probe_cycles;           /* audit.probe: the installed code's timed call before compiling; 0 = no reading */
+    uint32_t probe_samples;        /* timed calls that reading is from */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;
@@ -166,7 +168,8 @@ void au_auditor_stop(AuAuditor *au);
 void au_auditor_free(AuAuditor *au);
 
 /* Tests: one round of the bakeoff thread on the calling thread (scan,
- * start queued bakeoffs, refresh results), the analysis, and the compiler
+ * start queued bakeoffs, refresh results; no probes, which wait for the
+ * program's calls: audit/probe.h), the analysis, and the compiler
  * (jit_compile_bakeoff unless replaced; NULL restores it). */
 void au_auditor_poll(AuAuditor *au);
 AuAnalysis *au_auditor_analysis(AuAuditor *au);

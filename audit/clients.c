@@ -18,6 +18,7 @@
  */
 #include "bakeoff.h"
 #include "jit.h"
+#include "probe.h"
 #include "vm.h"
 
 #include <ctype.h>
@@ -177,6 +178,9 @@ bool au_check_tunables(const VmTunables *tun, VmError *err)
     if (tun->audit_concurrent < 1 || tun->audit_concurrent > AU_MAX_SLOTS)
         return vm_fail(err, "tunable 'audit.concurrent' must be in 1..%d, got %lld", AU_MAX_SLOTS,
                        (long long)tun->audit_concurrent);
+    if (tun->audit_probe < 0 || tun->audit_probe > AU_PROBE_MAX)
+        return vm_fail(err, "tunable 'audit.probe' must be in 0..%d, got %lld", AU_PROBE_MAX,
+                       (long long)tun->audit_probe);
     AuConfig cfg;
     if (!au_config_from_tunables(&cfg, tun, err))
         return false;

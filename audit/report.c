@@ -258,6 +258,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
     fprintf(f, ",\"turns\":%d,\"sampled\":", r->turns);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
+    fputs(",\"probe_cycles\":", f);
+    json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
+    fprintf(f, ",\"probe_samples\":%u", r->probe_samples);
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);
@@ -399,6 +402,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         add(&l, " variants=%d", n);
         if (r->t_started > 0 && t >= r->t_started)
             add(&l, " compile=%.1fms", (t - r->t_started) * 1e3);
+        if (r->probe_cycles > 0)
+            add(&l, " probe=%.0fcycles/%u", r->probe_cycles, r->probe_samples);
         break;
     case AU_EV_SAMPLING:
         if (r->t_queued > 0 && r->t_started >= r->t_queued)

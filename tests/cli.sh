@@ -335,6 +335,22 @@ check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, g
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
 check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
 
+# probes (audit.probe): h's installed code is timed before anything
+# compiles and its bakeoff ends there, too cheap; the output stays right
+# (h has a loop, so the static bound of audit.min_cost does not judge it;
+# audit.min_cycles=1000 keeps a loaded machine's slower cycles far from the
+# verdict's limit, 450)
+printf 'fn h(n: int): int { var s = 1; for i in 0..n { s = s + i; } return s; }\n' >"$D/probe.tl"
+printf 'fn main() {\n    var t = 0;\n    for k in 0..40000000 { t = t + h(1); }\n    println(t);\n}\n' >>"$D/probe.tl"
+PROBE="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 -X audit.min_cycles=1000 --log=audit"
+check audit-probe-cheap 0 "audit: failed #1 h client=aa: too cheap to time: the installed code's timed call reads" -- \
+    $PROBE run "$D/probe.tl"
+check audit-probe-output 0 "40000000" -- $PROBE run "$D/probe.tl"
+check audit-probe-off 0 "audit: compiled #1 h client=aa" -- $PROBE -X audit.probe=0 run "$D/probe.tl"
+check audit-probe-range 2 "tunable 'audit.probe' must be in 0..1024, got 1025" -- \
+    $T --audit=aa -X audit.probe=1025 run "$D/ok.tla"
+check help-audit-probe 0 "audit.probe" -- $T --help
+
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
 bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1

@@ -510,6 +510,10 @@ struct VmThread {
      * that a dispatcher reaches its countdown from its t argument with one
      * decrement of memory, whichever thread calls it. */
     int32_t audit[VM_AUDIT_SLOTS][4];
+    /* Calls of a probed method on this thread's stack (audit/probe.c):
+     * only the outermost is timed, as a dispatcher times only calls from
+     * outside the method. */
+    uint32_t probe_depth;
     /* Small objects come from these per-thread free lists (one per
      * 16-byte size class, refilled a block at a time by Boehm's
      * GC_generic_malloc_many; object.c): no lock, no TLS lookup.  gc_fl

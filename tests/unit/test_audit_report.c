@@ -87,6 +87,8 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
         r.t_sampling = 1.0;
         r.turns = 1;
         r.sampled = phase == AU_PHASE_DONE ? 2.25 : 1.0;
+        r.probe_cycles = 412.5;
+        r.probe_samples = 256;
         res->nvariants = 2;
         /* weighted, as a recursive method's: 3 calls a timed call */
         res->v[0] = (AuVariantResult){.samples = 12000, .received = 13400, .trimmed = 1340,
@@ -155,7 +157,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
-                      "\"duration\":null,\"turns\":0,\"sampled\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
+                      "\"duration\":null,\"turns\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"failure\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
                       "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
@@ -170,7 +172,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
-    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"sampled\":2.25,\"failure\":null,"
+    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"failure\":null,"
                       "\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
@@ -194,7 +196,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
-    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"sampled\":null,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
+    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
     CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
                       "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
@@ -521,6 +523,11 @@ TEST(audit_report_log_lines)
     r = record(7, AU_PHASE_COMPILING, AU_RUNNING);
     s = log_line(0.7875, &r, AU_EV_COMPILED);
     CHECK_STR(s, "[787.500ms] audit: compiled #7 Foo.bar client=inline variants=2 compile=37.5ms\n");
+    free(s);
+    r.probe_cycles = 412.5;   /* what the probe read before the compile */
+    r.probe_samples = 256;
+    s = log_line(0.7875, &r, AU_EV_COMPILED);
+    CHECK_STR(s, "[787.500ms] audit: compiled #7 Foo.bar client=inline variants=2 compile=37.5ms probe=412cycles/256\n");
     free(s);
     r = record(7, AU_PHASE_SAMPLING, AU_RUNNING);
     s = log_line(1.0, &r, AU_EV_SAMPLING);
