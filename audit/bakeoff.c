@@ -148,6 +148,7 @@ typedef struct MethodState {
     uint64_t mark;         /* calls at mark_t */
     double mark_t;         /* since(): when rate was last measured */
     double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
+    /* the bakeoff thread's alone (probed_cheap), not under mu: */
     AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
     double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
     uint32_t probe_samples;
@@ -471,12 +472,20 @@ static bool too_cheap(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, c
     return false;
 }
 
+static bool is_stopping(AuAuditor *au)
+{
+    pthread_mutex_lock(&au->mu);
+    bool stopping = au->stopping;
+    pthread_mutex_unlock(&au->mu);
+    return stopping;
+}
+
 /* audit.probe: times b's method's installed code for up to PROBE_WAIT
  * (probe.h); true, with why, when its timed call reads below
- * audit.min_cycles: the bakeoff would end "too cheap to time" after its
- * compiles (0.1-0.3 s of this thread each: in DeltaBlue 20 of 22
- * compiles of a 6 s run were for such methods) and 1,000 samples a
- * variant.  A method is probed once; its other clients' bakeoffs reuse
+ * PROBE_SCALE × audit.min_cycles: the bakeoff would end "too cheap to
+ * time" after its compiles (0.1-0.3 s of this thread each: in DeltaBlue
+ * 20 of 22 compiles of a 6 s run were for such methods) and 1,000
+ * samples a variant.  A method is probed once; its other clients' bakeoffs reuse
  * the reading.  The installed code stands for the default variant: the
  * clients' variant 0 is the JIT's own options.  Only on the bakeoff
  * thread, which may wait (`wait`): with audit.hot_threshold 0 a bakeoff
@@ -498,8 +507,7 @@ static bool probed_cheap(AuAuditor *au, Bake *b, bool wait, char *why, size_t si
         s->probe = p;
         double t0 = au_now();
         struct timespec ms = {0, 1000000};
-        while (au_probe_count(p) < (uint64_t)want && au_now() - t0 < PROBE_WAIT &&
-               !__atomic_load_n(&au->stopping, __ATOMIC_RELAXED))
+        while (au_probe_count(p) < (uint64_t)want && au_now() - t0 < PROBE_WAIT && !is_stopping(au))
             nanosleep(&ms, NULL);
         au_probe_remove(p, b->m);
         uint32_t n = au_probe_count(p);
@@ -508,8 +516,10 @@ static bool probed_cheap(AuAuditor *au, Bake *b, bool wait, char *why, size_t si
             s->probe_cycles = au_probe_mean(p, n, (double)au->cfg.trim_drop / au->cfg.trim_window);
         }
     }
+    pthread_mutex_lock(&au->mu);   /* records are read under mu (au_bakeoffs_snapshot) */
     b->rec.probe_cycles = s->probe_cycles;
     b->rec.probe_samples = s->probe_samples;
+    pthread_mutex_unlock(&au->mu);
     double limit = PROBE_SCALE * au->cfg.min_cycles;
     if (!(s->probe_cycles > 0) || s->probe_cycles >= limit)
         return false;

@@ -62,9 +62,11 @@ bool au_probe_install(AuProbe *p, VmMethod *m)
     p->code = found;
     __atomic_store_n(&p->countdown, AU_PROBE_EVERY, __ATOMIC_RELAXED);
     __atomic_store_n(&p->n, 0, __ATOMIC_RELAXED);
-    __atomic_store_n((AuProbe **)&m->tier, p, __ATOMIC_RELEASE);
-    return __atomic_compare_exchange_n(&m->entry, &found, au_probe_entry, false, __ATOMIC_RELEASE,
-                                       __ATOMIC_RELAXED);
+    void *before = __atomic_exchange_n(&m->tier, p, __ATOMIC_RELEASE);
+    if (__atomic_compare_exchange_n(&m->entry, &found, au_probe_entry, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        return true;
+    __atomic_store_n(&m->tier, before, __ATOMIC_RELAXED);   /* p was never reachable: the caller may free it */
+    return false;
 }
 
 void au_probe_remove(AuProbe *p, VmMethod *m)
