@@ -269,6 +269,18 @@ typedef struct AuResult {
  * that is sooner.  The analysis tests each bakeoff once past it. */
 double au_rate_judged_from(const AuConfig *cfg);
 
+/* Futility by rate before any sample (the bakeoff thread asks before it
+ * compiles a bakeoff): whether a method called calls_per_s times a
+ * second, at `margin` times that, would give each of nvariants variants
+ * too few kept samples for the rule of too_slow (stats.c): 1 call in
+ * audit.sample_every timed, shared among the variants, less warm-up
+ * calls and the trimmed share, projected over audit.timeout_ms, times
+ * audit.futility, below audit.min_samples.  *kept (if not NULL): that
+ * projection before the futility factor.  False wherever futility does
+ * not judge (the paper test, the oracle, no time budget, futility or
+ * sampling off). */
+bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, double margin, double *kept);
+
 /* false on nvariants outside 2..AU_MAX_VARIANTS, a bad trim window, or
  * no memory. */
 bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg);

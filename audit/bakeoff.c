@@ -22,9 +22,10 @@
  *            with a free policy slot.
  *   cheap?   before compiling: a variant whose every call is bounded below
  *            audit.min_cost IR cost units (too_cheap), or, on the bakeoff
- *            thread, installed code whose timed call a probe reads below
- *            PROBE_SCALE × audit.min_cycles (probed_cheap, audit/probe.c),
- *            ends FAILED with nothing compiled.
+ *            thread, a method whose probe (audit/probe.c) counts too few
+ *            calls through its entry to decide or reads its timed call
+ *            below PROBE_SCALE × audit.min_cycles (probed_useless), ends
+ *            FAILED with nothing compiled.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
@@ -123,11 +124,14 @@ typedef struct Bake {
 enum {
     IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
     PROBE_MIN = 64,         /* timed calls a probe needs for a verdict */
+    RARE_MARGIN = 2,        /* probed_useless: futile even at this many times the rate */
 };
 
 /* Seconds a probe waits for its timed calls (it stands in front of the
  * method meanwhile; the bakeoff thread waits, as it would for a compile). */
 #define PROBE_WAIT 0.1
+/* ... and up to this when its calls so far look too few to decide. */
+#define PROBE_RARE_WAIT 0.5
 /* A probe's verdict "too cheap" needs a reading below this share of
  * audit.min_cycles.  A bakeoff's timed call read 0.9-1.9 times the probe
  * of the same method (73 methods of 7 AWFY benchmarks, --audit=inline,
@@ -152,6 +156,8 @@ typedef struct MethodState {
     AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
     double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
     uint32_t probe_samples;
+    double probe_rate;     /* calls a second through the entry while it stood */
+    double probe_time;     /* seconds it stood */
 } MethodState;
 
 struct AuAuditor {
@@ -480,48 +486,82 @@ static bool is_stopping(AuAuditor *au)
     return stopping;
 }
 
-/* audit.probe: times b's method's installed code for up to PROBE_WAIT
- * (probe.h); true, with why, when its timed call reads below
- * PROBE_SCALE × audit.min_cycles: the bakeoff would end "too cheap to
- * time" after its compiles (0.1-0.3 s of this thread each: in DeltaBlue
- * 20 of 22 compiles of a 6 s run were for such methods) and 1,000
- * samples a variant.  A method is probed once; its other clients' bakeoffs reuse
- * the reading.  The installed code stands for the default variant: the
- * clients' variant 0 is the JIT's own options.  Only on the bakeoff
- * thread, which may wait (`wait`): with audit.hot_threshold 0 a bakeoff
- * starts on the thread that compiled the method, possibly the program's.
- * Mu not held; b's method is busy, so no dispatcher comes or goes
- * meanwhile. */
-static bool probed_cheap(AuAuditor *au, Bake *b, bool wait, char *why, size_t size)
+/* audit.probe: stands a probe (probe.h) in front of b's method's
+ * installed code until it has audit.probe timed calls or PROBE_WAIT has
+ * passed; when by then the calls through the entry look too few to
+ * decide (au_rate_futile), it goes on to PROBE_RARE_WAIT, so that a
+ * verdict of "rarely called" rests on half a second of calls.  The
+ * reading (cycles, rate) goes into s; a method is probed once, its other
+ * clients' bakeoffs reuse the reading.  Mu not held; b's method is busy,
+ * so no dispatcher comes or goes meanwhile. */
+static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
+{
+    AuProbe *p = calloc(1, sizeof *p);
+    if (!p || !au_probe_install(p, b->m)) {
+        free(p);
+        return;
+    }
+    s->probe = p;
+    double t0 = au_now(), t;
+    struct timespec ms = {0, 1000000};
+    for (;;) {
+        nanosleep(&ms, NULL);
+        t = au_now() - t0;
+        if (au_probe_count(p) >= (uint64_t)want || t >= PROBE_RARE_WAIT || is_stopping(au))
+            break;
+        if (t >= PROBE_WAIT && !au_rate_futile(&au->cfg, au_probe_calls(p) / t, b->rec.nvariants, RARE_MARGIN, NULL))
+            break;
+    }
+    au_probe_remove(p, b->m);
+    t = au_now() - t0;
+    s->probe_rate = au_probe_calls(p) / t;
+    s->probe_time = t;
+    uint32_t n = au_probe_count(p);
+    if (n >= PROBE_MIN || n >= (uint64_t)want) {
+        s->probe_samples = n;
+        s->probe_cycles = au_probe_mean(p, n, (double)au->cfg.trim_drop / au->cfg.trim_window);
+    }
+}
+
+/* Before compiling, on the bakeoff thread, which may wait (`wait`: with
+ * audit.hot_threshold 0 a bakeoff starts on the thread that compiled the
+ * method, possibly the program's): probes b's method (probe) and is true,
+ * with why, when the bakeoff cannot be of use:
+ * - too cheap: the installed code's timed call reads below PROBE_SCALE ×
+ *   audit.min_cycles.  The bakeoff would end "too cheap to time" after
+ *   its compiles (0.1-0.3 s of this thread each: in DeltaBlue 20 of 22
+ *   compiles of a 6 s run were for such methods) and 1,000 samples a
+ *   variant.  The installed code stands for the default variant: the
+ *   clients' variant 0 is the JIT's own options.
+ * - rarely called: the calls through its entry, at RARE_MARGIN times
+ *   their rate, would end it as futile by rate (au_rate_futile).  It
+ *   would compile, hold the slot for au_rate_judged_from (0.9 s) and end
+ *   as a timeout without samples; that time goes to the paused
+ *   bakeoffs' next turns.  The probe counts every call through the
+ *   entry, nested ones too: what a dispatcher would see. */
+static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t size)
 {
     int64_t want = au->vm->tun.audit_probe;
-    if (!wait || want <= 0 || !(au->cfg.min_cycles > 0) || au->cfg.sample_every <= 0)
+    if (!wait || want <= 0 || au->cfg.sample_every <= 0)
         return false;
     MethodState *s = &au->ms[b->m->index];
-    if (!s->probe) {
-        AuProbe *p = calloc(1, sizeof *p);
-        if (!p || !au_probe_install(p, b->m)) {
-            free(p);
-            return false;
-        }
-        s->probe = p;
-        double t0 = au_now();
-        struct timespec ms = {0, 1000000};
-        while (au_probe_count(p) < (uint64_t)want && au_now() - t0 < PROBE_WAIT && !is_stopping(au))
-            nanosleep(&ms, NULL);
-        au_probe_remove(p, b->m);
-        uint32_t n = au_probe_count(p);
-        if (n >= PROBE_MIN || n >= (uint64_t)want) {
-            s->probe_samples = n;
-            s->probe_cycles = au_probe_mean(p, n, (double)au->cfg.trim_drop / au->cfg.trim_window);
-        }
-    }
+    if (!s->probe)
+        probe(au, b, s, want);
     pthread_mutex_lock(&au->mu);   /* records are read under mu (au_bakeoffs_snapshot) */
     b->rec.probe_cycles = s->probe_cycles;
     b->rec.probe_samples = s->probe_samples;
+    b->rec.probe_rate = s->probe_rate;
     pthread_mutex_unlock(&au->mu);
+    double kept = 0;
+    if (s->probe && au_rate_futile(&au->cfg, s->probe_rate, b->rec.nvariants, RARE_MARGIN, &kept)) {
+        snprintf(why, size,
+                 "not called through its entry often enough: %.0f calls/s (probe, %.1f s), at %dx that %.0f "
+                 "samples a variant in the time budget; not compiled",
+                 s->probe_rate, s->probe_time, RARE_MARGIN, kept);
+        return true;
+    }
     double limit = PROBE_SCALE * au->cfg.min_cycles;
-    if (!(s->probe_cycles > 0) || s->probe_cycles >= limit)
+    if (!(au->cfg.min_cycles > 0) || !(s->probe_cycles > 0) || s->probe_cycles >= limit)
         return false;
     snprintf(why, size,
              "too cheap to time: the installed code's timed call reads %.0f cycles (probe, %u calls) < "
@@ -577,7 +617,7 @@ static void start(AuAuditor *au, Bake *b, bool wait)
         rq.optset[k] = r->variants[k].optset;
     }
     char why[sizeof b->rec.failure];
-    if (too_cheap(au, b->m, &rq, why, sizeof why) || probed_cheap(au, b, wait, why, sizeof why)) {
+    if (too_cheap(au, b->m, &rq, why, sizeof why) || probed_useless(au, b, wait, why, sizeof why)) {
         pthread_mutex_lock(&au->mu);
         fail(au, b, why);
         pthread_mutex_unlock(&au->mu);

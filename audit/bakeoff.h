@@ -61,6 +61,7 @@ typedef struct AuBakeoffRecord {
     double sampled;                /* seconds its dispatcher was installed, turns summed (to the last pause or end) */
     double probe_cycles;           /* audit.probe: the installed code's timed call before compiling; 0 = no reading */
     uint32_t probe_samples;        /* timed calls that reading is from */
+    double probe_rate;             /* calls a second through its entry while the probe stood; 0 = not probed */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;

@@ -34,6 +34,7 @@ static inline uint64_t cycles_now(void)
 VmValue au_probe_entry(VmThread *t, VmMethod *m, VmValue *args)
 {
     AuProbe *p = __atomic_load_n((AuProbe **)&m->tier, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&p->calls, __atomic_load_n(&p->calls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     if (t->probe_depth++ == 0) {
         int32_t left = __atomic_load_n(&p->countdown, __ATOMIC_RELAXED) - 1;
         __atomic_store_n(&p->countdown, left > 0 ? left : AU_PROBE_EVERY, __ATOMIC_RELAXED);
@@ -62,6 +63,7 @@ bool au_probe_install(AuProbe *p, VmMethod *m)
     p->code = found;
     __atomic_store_n(&p->countdown, AU_PROBE_EVERY, __ATOMIC_RELAXED);
     __atomic_store_n(&p->n, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->calls, 0, __ATOMIC_RELAXED);
     void *before = __atomic_exchange_n(&m->tier, p, __ATOMIC_RELEASE);
     if (__atomic_compare_exchange_n(&m->entry, &found, au_probe_entry, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         return true;
@@ -79,6 +81,11 @@ uint32_t au_probe_count(const AuProbe *p)
 {
     uint32_t n = __atomic_load_n(&p->n, __ATOMIC_RELAXED);
     return n < AU_PROBE_MAX ? n : AU_PROBE_MAX;
+}
+
+uint64_t au_probe_calls(const AuProbe *p)
+{
+    return __atomic_load_n(&p->calls, __ATOMIC_RELAXED);
 }
 
 static int by_cycles(const void *a, const void *b)

@@ -27,6 +27,7 @@ typedef struct AuProbe {
     VmEntry code;           /* the code it stands in front of */
     int32_t countdown;      /* calls until the next timed one (threads share it: a lost update only moves a sample) */
     uint32_t n;             /* timed calls so far (may pass AU_PROBE_MAX: only that many are kept) */
+    uint64_t calls;         /* calls through the entry, nested ones too (counted without a read-modify-write: a few may be lost) */
     uint32_t cycles[AU_PROBE_MAX];
 } AuProbe;
 
@@ -40,6 +41,9 @@ bool au_probe_install(AuProbe *p, VmMethod *m);
 void au_probe_remove(AuProbe *p, VmMethod *m);
 /* Timed calls kept so far. */
 uint32_t au_probe_count(const AuProbe *p);
+/* Calls through the entry so far, nested ones included: what a
+ * dispatcher in its place would see. */
+uint64_t au_probe_calls(const AuProbe *p);
 /* Mean cycles of a timed call over the first `count` kept, the slowest
  * share `drop` of them left out (audit.trim_drop / audit.trim_window: the
  * analysis's share); 0 when count is 0. */

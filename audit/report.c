@@ -261,6 +261,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
     fprintf(f, ",\"probe_samples\":%u", r->probe_samples);
+    fputs(",\"probe_rate\":", f);
+    json_num(f, r->probe_rate > 0 ? r->probe_rate : NAN);
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);

@@ -647,6 +647,19 @@ double au_rate_judged_from(const AuConfig *cfg)
     return from;
 }
 
+bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, double margin, double *kept)
+{
+    if (cfg->test != AU_TEST_SEQUENTIAL || cfg->oracle || !(cfg->futility > 0) || !(cfg->timeout > 0) ||
+        cfg->sample_every <= 0 || nvariants < 1 || cfg->burst < 1 || cfg->trim_window < 1)
+        return false;
+    double per_s = calls_per_s / cfg->sample_every / nvariants * (double)(cfg->burst - cfg->warmup) / cfg->burst *
+                   (1 - (double)cfg->trim_drop / cfg->trim_window);
+    double n = margin * per_s * cfg->timeout;
+    if (kept)
+        *kept = n;
+    return n * cfg->futility < (double)cfg->min_samples;
+}
+
 /* Futility by rate (sequential test only): once au_rate_judged_from() of
  * sampling time is spent, the samples so far, projected to the end of
  * the budget at their rate and multiplied by cfg->futility, stay below

@@ -351,6 +351,21 @@ check audit-probe-range 2 "tunable 'audit.probe' must be in 0..1024, got 1025" -
     $T --audit=aa -X audit.probe=1025 run "$D/ok.tla"
 check help-audit-probe 0 "audit.probe" -- $T --help
 
+# a method called too rarely to decide ends before compiling: r gets hot
+# (audit.hot_threshold 2000 of its compiled calls) in its phase of
+# ~1,000 calls/s, and its probe counts them for 0.5 s;
+# audit.min_samples=100000 puts the limit at ~49,000 calls/s, far above
+# any machine's rate here.  With audit.futility=0 nothing is futile, so
+# it compiles.
+printf 'fn r(n: int): int { var s = 0; for i in 0..n { s = s + i %% 3; } return s; }\n' >"$D/rare.tl"
+printf 'fn main() {\n    var t = 0;\n    for k in 0..20000 { t = t + r(10); }\n' >>"$D/rare.tl"
+printf '    for k in 0..3000 { t = t + r(1000000); }\n    println(t);\n}\n' >>"$D/rare.tl"
+RARE="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=2000 -X audit.min_samples=100000 --log=audit"
+check audit-rarely-called 0 "audit: failed #1 r client=aa: not called through its entry often enough: " -- \
+    $RARE run "$D/rare.tl"
+check audit-rarely-called-output 0 "3000177000" -- $RARE run "$D/rare.tl"
+check audit-rarely-called-no-futility 0 "audit: compiled #1 r client=aa" -- $RARE -X audit.futility=0 run "$D/rare.tl"
+
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
 bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1

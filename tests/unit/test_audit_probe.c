@@ -47,6 +47,7 @@ TEST(audit_probe_counts_outermost_calls)
         CHECK_INT(m.entry(&t, &m, args).i, 42);
     CHECK_INT(ran, 4 * AU_PROBE_EVERY);
     CHECK_INT(au_probe_count(p), 4);
+    CHECK_INT(au_probe_calls(p), 4 * AU_PROBE_EVERY);
     /* recursive calls: 6 invocations each, only the outermost counted and
      * timed, with its recursion inside */
     args[0].i = 5;
@@ -55,6 +56,7 @@ TEST(audit_probe_counts_outermost_calls)
     CHECK_INT(ran, 4 * AU_PROBE_EVERY + 12 * AU_PROBE_EVERY);
     CHECK_INT(au_probe_count(p), 6);
     CHECK_INT(t.probe_depth, 0);
+    CHECK_INT(au_probe_calls(p), 16 * AU_PROBE_EVERY);   /* nested calls count: a dispatcher sees them */
     for (uint32_t i = 0; i < 6; i++)
         CHECK(p->cycles[i] > 0);
     au_probe_remove(p, &m);

@@ -1103,3 +1103,38 @@ TEST(audit_config)
     CHECK(!au_config_from_tunables(&cfg, &tun, &err));
     CHECK_CONTAINS(err.msg, "audit.copy_margin");
 }
+
+/* Futility by rate before compiling (the bakeoff thread's rarely_called):
+ * at the defaults (1 in 20, 2 variants, bursts of 4 with 1 warm-up call,
+ * 10 of 100 trimmed, 30 s, futility 2, 10,000 samples) a method called c
+ * times a second keeps c × 0.016875 samples a variant a second, so with a
+ * margin of 2 it is futile below 10,000 / (2 × 2 × 30 × 0.016875) ≈ 4,938
+ * calls a second. */
+TEST(audit_rate_futile)
+{
+    AuConfig cfg = default_config();
+    double kept = 0;
+    CHECK(au_rate_futile(&cfg, 4900, 2, 2, &kept));
+    CHECK(near(kept, 2 * 4900 * 0.016875 * 30, 1e-6));
+    CHECK(!au_rate_futile(&cfg, 5000, 2, 2, NULL));
+    CHECK(au_rate_futile(&cfg, 9800, 2, 1, NULL));   /* no margin: twice the rate */
+    CHECK(!au_rate_futile(&cfg, 10000, 2, 1, NULL));
+    CHECK(au_rate_futile(&cfg, 7000, 3, 2, NULL));   /* three variants share the timed calls */
+    CHECK(au_rate_futile(&cfg, 0, 2, 2, NULL));
+    /* wherever futility does not judge, nothing is futile */
+    AuConfig off = cfg;
+    off.futility = 0;
+    CHECK(!au_rate_futile(&off, 0, 2, 2, NULL));
+    off = cfg;
+    off.timeout = 0;
+    CHECK(!au_rate_futile(&off, 0, 2, 2, NULL));
+    off = cfg;
+    off.oracle = true;
+    CHECK(!au_rate_futile(&off, 0, 2, 2, NULL));
+    off = cfg;
+    off.test = AU_TEST_PAPER;
+    CHECK(!au_rate_futile(&off, 0, 2, 2, NULL));
+    off = cfg;
+    off.sample_every = 0;
+    CHECK(!au_rate_futile(&off, 0, 2, 2, NULL));
+}
