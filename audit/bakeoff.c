@@ -157,7 +157,7 @@ typedef struct MethodState {
     double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
     uint32_t probe_samples;
     double probe_rate;     /* calls a second through the entry while it stood */
-    double probe_time;     /* seconds it stood */
+    bool rate_known;       /* probe_rate is from a whole window (see probe) */
 } MethodState;
 
 struct AuAuditor {
@@ -512,10 +512,12 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
         if (t >= PROBE_WAIT && !au_rate_futile(&au->cfg, au_probe_calls(p) / t, b->rec.nvariants, RARE_MARGIN, NULL))
             break;
     }
-    au_probe_remove(p, b->m);
+    bool stood = au_probe_remove(p, b->m);
     t = au_now() - t0;
     s->probe_rate = au_probe_calls(p) / t;
-    s->probe_time = t;
+    /* a rate verdict needs the whole window: not cut short by the end of
+     * the program, nor by new code that pushed the probe out */
+    s->rate_known = stood && t >= PROBE_WAIT && !is_stopping(au);
     uint32_t n = au_probe_count(p);
     if (n >= PROBE_MIN || n >= (uint64_t)want) {
         s->probe_samples = n;
@@ -553,11 +555,11 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
     b->rec.probe_rate = s->probe_rate;
     pthread_mutex_unlock(&au->mu);
     double kept = 0;
-    if (s->probe && au_rate_futile(&au->cfg, s->probe_rate, b->rec.nvariants, RARE_MARGIN, &kept)) {
+    if (s->rate_known && au_rate_futile(&au->cfg, s->probe_rate, b->rec.nvariants, RARE_MARGIN, &kept)) {
         snprintf(why, size,
-                 "not called through its entry often enough: %.0f calls/s (probe, %.1f s), at %dx that %.0f "
-                 "samples a variant in the time budget; not compiled",
-                 s->probe_rate, s->probe_time, RARE_MARGIN, kept);
+                 "not called through its entry often enough: %.0f calls/s (probe), at %dx that %.0f samples "
+                 "a variant in the time budget; not compiled",
+                 s->probe_rate, RARE_MARGIN, kept);
         return true;
     }
     double limit = PROBE_SCALE * au->cfg.min_cycles;

@@ -71,10 +71,10 @@ bool au_probe_install(AuProbe *p, VmMethod *m)
     return false;
 }
 
-void au_probe_remove(AuProbe *p, VmMethod *m)
+bool au_probe_remove(AuProbe *p, VmMethod *m)
 {
     VmEntry expect = au_probe_entry;
-    __atomic_compare_exchange_n(&m->entry, &expect, p->code, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    return __atomic_compare_exchange_n(&m->entry, &expect, p->code, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 uint32_t au_probe_count(const AuProbe *p)

@@ -37,8 +37,10 @@ typedef struct AuProbe {
  * good: a thread may still be in au_probe_entry after au_probe_remove, so
  * p must not be freed or given to another method while the program runs. */
 bool au_probe_install(AuProbe *p, VmMethod *m);
-/* m's code back, unless something replaced the probe meanwhile. */
-void au_probe_remove(AuProbe *p, VmMethod *m);
+/* m's code back, unless something replaced the probe meanwhile (the
+ * JIT installed new code): false then, and the calls after that went
+ * past the probe. */
+bool au_probe_remove(AuProbe *p, VmMethod *m);
 /* Timed calls kept so far. */
 uint32_t au_probe_count(const AuProbe *p);
 /* Calls through the entry so far, nested ones included: what a
