@@ -53,9 +53,11 @@
  *            or at its decision, whichever comes first (both reported by
  *            the analysis thread, so a busy bakeoff thread cannot delay it).
  *   idle     a dispatcher without a timed call in 100 analysis intervals
- *            of sampling (turns summed) ends FAILED with the old code back (the method is no longer
- *            called through its entry): it would hold its slot for nothing.
- *            Not with audit.sample_every=0, where no call is timed.
+ *            of sampling (turns summed), or one that futility ends
+ *            before that without a timed call, ends FAILED with the old
+ *            code back (the method is no longer called through its
+ *            entry): it would hold its slot for nothing.  Not with
+ *            audit.sample_every=0, where no call is timed.
  *
  * Dispatch (thesis Fig. III.9): the dispatcher is variant 0's clean code
  * behind `if (--t->audit[slot].countdown >= 0) → clean`; below zero it
@@ -323,6 +325,15 @@ static void scan(AuAuditor *au)
                 s->asked |= 1u << c;
             }
     }
+}
+
+/* Timed calls a result counts, warm-up calls included. */
+static uint64_t timed_calls(const AuResult *res)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < res->nvariants && k < AU_MAX_VARIANTS; k++)
+        n += res->v[k].received + res->v[k].warmups;
+    return n;
 }
 
 static uint64_t received(const AuBakeoffRecord *r)
@@ -682,6 +693,20 @@ static void start(AuAuditor *au, Bake *b, bool wait)
     pthread_mutex_unlock(&au->mu);
 }
 
+/* Under mu: b, sampling, got no timed call at all: its method is not
+ * called through its entry (its callers inlined it, or the phase that
+ * called it is over).  Ends FAILED with the old code back. */
+static void fail_idle(AuAuditor *au, Bake *b)
+{
+    b->aid = 0;
+    __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+    end_turn(au, b);
+    char why[160];
+    snprintf(why, sizeof why, "not called through its entry in %.1f s (inlined into its callers?); old code back",
+             b->sampled);
+    fail(au, b, why);
+}
+
 /* The analysis thread's decision on bakeoff aid. */
 static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
 {
@@ -711,6 +736,18 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         snprintf(why, sizeof why, "too cheap to time: %.0f cycles per timed call < audit.min_cycles %.0f; old code back",
                  res->v[res->best].cycles, au->cfg.min_cycles);
         fail(au, b, why);
+        b = NULL;
+    }
+    /* futile by rate without a single timed call: drop_idle's case,
+     * which futility (judging from 0.9 s of sampling) reaches before
+     * drop_idle (1 s).  Reported as what it is: a timeout would count as
+     * an outcome of a bakeoff that measured nothing (Bounce's benchmark:
+     * its caller compiled with it inlined just before the dispatcher
+     * went in) */
+    if (b && res->outcome == AU_TIMEOUT && res->futile && !timed_calls(res)) {
+        b->rec.result = *res;
+        b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
+        fail_idle(au, b);
         b = NULL;
     }
     if (b) {
@@ -748,13 +785,7 @@ static void drop_idle(AuAuditor *au)
         double sampled = b->sampled + (now - b->turn_start);
         if (received(&b->rec) || sampled < limit || !au_analysis_cancel(au->an, b->aid))
             continue;
-        b->aid = 0;
-        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
-        end_turn(au, b);
-        char why[160];
-        snprintf(why, sizeof why, "not called through its entry in %.1f s (inlined into its callers?); old code back",
-                 sampled);
-        fail(au, b, why);
+        fail_idle(au, b);
     }
 }
 

@@ -538,6 +538,29 @@ TEST(audit_bakeoff_idle)
     env_free(&e);
 }
 
+/* Futility by rate judges from 90% of a turn, here 18 ms, long before
+ * drop_idle's 100 rounds: a bakeoff that got no timed call at all still
+ * ends as drop_idle's case, not as a (futile) timeout: it measured
+ * nothing. */
+TEST(audit_bakeoff_futile_without_calls)
+{
+    static const char *const set[] = {"audit.clients=aa", "audit.quantum_ms=20", NULL};
+    Env e;
+    VmMethod *twice = bake_twice(&e, set, true);
+    if (!twice)
+        return;
+    CHECK(twice->entry == stub_dispatch);
+    usleep(40000);
+    au_analysis_step(au_auditor_analysis(e.au), au_now());
+    AuBakeoffRecord r[2];
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_INT(r[0].result.outcome, AU_RUNNING);
+    CHECK_CONTAINS(r[0].failure, "not called through its entry");
+    CHECK(twice->entry == fake_compiled);
+    env_free(&e);
+}
+
 /* Turns (audit.quantum_ms=1): once its turn is over, the sampling
  * bakeoff is paused for a waiting one (old code back, samples kept, not
  * decided while paused) and resumes, not recompiled, when that one's turn
