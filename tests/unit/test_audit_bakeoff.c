@@ -516,6 +516,19 @@ TEST(audit_bakeoff_static_cheap)
     env_free(&e);
 }
 
+/* The bakeoff of `twice` ended as "not called through its entry": failed,
+ * not decided, its old code back.  Frees e. */
+static void check_ended_idle(Env *e, VmMethod *twice)
+{
+    AuBakeoffRecord r[2];
+    records(e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
+    CHECK_INT(r[0].result.outcome, AU_RUNNING);
+    CHECK_CONTAINS(r[0].failure, "not called through its entry");
+    CHECK(twice->entry == fake_compiled);
+    env_free(e);
+}
+
 /* A dispatcher that gets no call (audit.interval_ms 1: 100 rounds are
  * 0.1 s) ends FAILED with the old code back, freeing the queue. */
 TEST(audit_bakeoff_idle)
@@ -531,11 +544,7 @@ TEST(audit_bakeoff_idle)
     CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
     usleep(150000);
     au_auditor_poll(e.au);
-    records(&e, r, 2);
-    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
-    CHECK_CONTAINS(r[0].failure, "not called through its entry");
-    CHECK(twice->entry == fake_compiled);
-    env_free(&e);
+    check_ended_idle(&e, twice);
 }
 
 /* Futility by rate judges from 90% of a turn, here 18 ms, long before
@@ -552,13 +561,7 @@ TEST(audit_bakeoff_futile_without_calls)
     CHECK(twice->entry == stub_dispatch);
     usleep(40000);
     au_analysis_step(au_auditor_analysis(e.au), au_now());
-    AuBakeoffRecord r[2];
-    records(&e, r, 2);
-    CHECK_INT(r[0].phase, AU_PHASE_FAILED);
-    CHECK_INT(r[0].result.outcome, AU_RUNNING);
-    CHECK_CONTAINS(r[0].failure, "not called through its entry");
-    CHECK(twice->entry == fake_compiled);
-    env_free(&e);
+    check_ended_idle(&e, twice);
 }
 
 /* Turns (audit.quantum_ms=1): once its turn is over, the sampling
