@@ -416,6 +416,18 @@ static AuAnalysis *hand_begun(const AuConfig *cfg, Decisions *d, uint32_t *id)
     return a;
 }
 
+/* hand_begun with futility on (factor 2) and a rare method's 3 samples a
+ * variant, received before the first round. */
+static AuAnalysis *rare_begun(AuConfig *cfg, Decisions *d)
+{
+    cfg->futility = 2;
+    uint32_t id;
+    AuAnalysis *a = hand_begun(cfg, d, &id);
+    for (int i = 0; a && i < 6; i++)
+        au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
+    return a;
+}
+
 /* n samples alternating between two variants of equal cost: 1500 each
  * for n = 3000, of which trimming keeps 1350. */
 static void flat_samples(uint32_t id, int n)
@@ -488,14 +500,10 @@ TEST(audit_ring_analysis_pause)
 TEST(audit_ring_analysis_stale)
 {
     AuConfig cfg = ring_config();
-    cfg.futility = 2;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    uint32_t id;
-    AuAnalysis *a = hand_begun(&cfg, &d, &id);
+    AuAnalysis *a = rare_begun(&cfg, &d);
     if (!a)
         return;
-    for (int i = 0; i < 6; i++)
-        au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
     au_analysis_step(a, 100.5);
     au_analysis_step(a, 102.0);              /* a tenth of 30 s not yet passed */
     CHECK_INT(decided(&d), 0);
@@ -514,16 +522,12 @@ TEST(audit_ring_analysis_stale)
 TEST(audit_ring_analysis_judged_in_turn)
 {
     AuConfig cfg = ring_config();
-    cfg.futility = 2;
     cfg.quantum = 1;
     cfg.interval = 1;   /* stale only after 100 s: not what ends it here */
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
-    uint32_t id;
-    AuAnalysis *a = hand_begun(&cfg, &d, &id);
+    AuAnalysis *a = rare_begun(&cfg, &d);
     if (!a)
         return;
-    for (int i = 0; i < 6; i++)
-        au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
     au_analysis_step(a, 100.5);
     CHECK_INT(decided(&d), 0);
     au_analysis_step(a, 100.95);             /* nothing new; past 0.9 s */
