@@ -31,6 +31,7 @@ typedef struct AuVariantSpec {
 #define AU_PHASES(X)                                                                         \
     X(AU_PHASE_QUEUED, "queued")       /* never started; waiting for a slot (audit.concurrent) */ \
     X(AU_PHASE_COMPILING, "compiling") /* variants and dispatcher being compiled */              \
+    X(AU_PHASE_READY, "ready")         /* compiled ahead (audit.ahead); waiting for a slot */    \
     X(AU_PHASE_SAMPLING, "sampling")   /* dispatcher installed, analysis running */              \
     X(AU_PHASE_PAUSED, "paused")       /* between turns (audit.quantum_ms): old code back */     \
     X(AU_PHASE_DONE, "done")           /* decided (result.outcome) and installed */              \

@@ -406,6 +406,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " compile=%.1fms", (t - r->t_started) * 1e3);
         if (r->probe_cycles > 0)
             add(&l, " probe=%.0fcycles/%u", r->probe_cycles, r->probe_samples);
+        if (r->phase == AU_PHASE_READY)
+            add(&l, " ahead");   /* waits for a slot (audit.ahead) */
         break;
     case AU_EV_SAMPLING:
         if (r->t_queued > 0 && r->t_started >= r->t_queued)

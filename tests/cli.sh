@@ -335,6 +335,18 @@ check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, g
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
 check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
 
+# compiling ahead (audit.ahead): without turns f's bakeoff keeps the one
+# slot to the end, and g's, next in line, compiles meanwhile and waits
+# ready (main's, after it, waits queued: one ahead at a time); off, g's
+# stays queued
+AHEAD="${TURNS/audit.quantum_ms=5/audit.quantum_ms=0} --stats=$D/ahead.json"
+check audit-ahead-ready 0 '"id":2,"method":"g","client":"aa","phase":"ready"' -- \
+    sh -c "$AHEAD run $D/turns.tl >/dev/null && cat $D/ahead.json"
+check audit-ahead-one 0 '"id":3,"method":"main","client":"aa","phase":"queued"' -- cat "$D/ahead.json"
+check audit-ahead-off 0 '"id":2,"method":"g","client":"aa","phase":"queued"' -- \
+    sh -c "$AHEAD -X audit.ahead=0 run $D/turns.tl >/dev/null && cat $D/ahead.json"
+check help-audit-ahead 0 "audit.ahead" -- $T --help
+
 # probes (audit.probe): h's installed code is timed before anything
 # compiles and its bakeoff ends there, too cheap; the output stays right
 # (h has a loop, so the static bound of audit.min_cost does not judge it;

@@ -182,6 +182,7 @@ static struct {
     uint32_t id[16];
     VmMethod *m[16];
     JitBakeoffTable *tab[16];
+    uint32_t slot[16];
     bool fail;
 } stub;
 
@@ -192,6 +193,7 @@ static bool stub_compile(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         stub.id[stub.n] = rq->id;
         stub.m[stub.n] = rq->m;
         stub.tab[stub.n] = out;
+        stub.slot[stub.n] = rq->slot;
         stub.n++;
     }
     if (stub.fail)
@@ -216,10 +218,11 @@ static void feed(uint32_t aid, const double base[2], int per_variant)
 }
 
 /* one feed decides: no confirmation look (audit.confirm, tested in
- * test_audit_stats.c) */
+ * test_audit_stats.c); one compile at a time, into a free slot
+ * (audit_bakeoff_ahead tests compiles ahead) */
 static const char *const LIFECYCLE[] = {
     "audit.clients=aa,custom", "audit.custom=-O0;-O2", "audit.min_samples=200", "audit.trim_window=10",
-    "audit.trim_drop=1", "audit.timeout_ms=60000", "audit.confirm=0", NULL,
+    "audit.trim_drop=1", "audit.timeout_ms=60000", "audit.confirm=0", "audit.ahead=0", NULL,
 };
 
 TEST(audit_bakeoff_queue_and_decisions)
@@ -582,7 +585,7 @@ TEST(audit_bakeoff_turns)
     CHECK_INT(records(&e, r, 4), 2);
     CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
     CHECK_INT(r[0].turns, 1);
-    CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+    CHECK_INT(r[1].phase, AU_PHASE_READY);   /* compiled ahead (audit.ahead) */
     usleep(3000);
     au_auditor_poll(e.au);   /* work's turn is over: paused, twice starts */
     records(&e, r, 4);
@@ -622,6 +625,76 @@ TEST(audit_bakeoff_turns)
     au_auditor_poll(e.au);
     records(&e, r, 4);
     CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    env_free(&e);
+}
+
+/* audit.ahead: while the one slot samples, the record next in line
+ * compiles for a slot of its own and waits READY, its method's code
+ * untouched; when the slot frees it samples at once, nothing compiled
+ * then, and the next one compiles ahead.  One ahead at a time; a failed
+ * compile ahead leaves the slot count as it was. */
+TEST(audit_bakeoff_ahead)
+{
+    static const char *const set[] = {
+        "audit.clients=aa,custom", "audit.custom=-O0;-O2", "audit.min_samples=200", "audit.trim_window=10",
+        "audit.trim_drop=1",       "audit.timeout_ms=60000", "audit.confirm=0",    NULL,
+    };
+    Env e;
+    if (!two_hot(&e, set))
+        return;
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    VmMethod *tree = test_method(e.vm, "tree");
+    tree->entry = fake_compiled;
+    AuBakeoffRecord r[8];
+    CHECK_INT(records(&e, r, 8), 4);
+    /* work/aa samples in slot 0; work/custom waits for its method, so
+     * twice/aa is next: compiled for slot 1, its method's code untouched */
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+    CHECK_INT(r[2].phase, AU_PHASE_READY);
+    CHECK_INT(r[3].phase, AU_PHASE_QUEUED);
+    CHECK(r[2].t_started > 0 && r[2].t_sampling == 0);
+    CHECK_INT(stub.n, 2);
+    CHECK(stub.m[1] == twice && stub.slot[0] == 0 && stub.slot[1] == 1);
+    CHECK(twice->entry == fake_compiled);
+    au_auditor_poll(e.au);   /* one ahead at a time */
+    CHECK_INT(stub.n, 2);
+
+    /* work/aa decided: twice/aa samples with no compile, work/custom compiles ahead in slot 0 */
+    AuAnalysis *an = au_auditor_analysis(e.au);
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 2000);
+    au_analysis_step(an, au_now());
+    au_auditor_poll(e.au);
+    records(&e, r, 8);
+    CHECK_INT(r[0].phase, AU_PHASE_DONE);
+    CHECK_INT(r[2].phase, AU_PHASE_SAMPLING);
+    CHECK(twice->entry == stub_dispatch);
+    CHECK_INT(r[1].phase, AU_PHASE_READY);
+    CHECK_INT(stub.n, 3);
+    CHECK(stub.m[2] == work && stub.slot[2] == 0);
+    CHECK(work->entry == stub_clean1);
+
+    /* twice/aa decided: work/custom samples; twice/custom fails to compile ahead */
+    stub.fail = true;
+    feed(stub.tab[1]->bakeoff, (double[2]){1000, 800}, 2000);
+    au_analysis_step(an, au_now());
+    au_auditor_poll(e.au);
+    records(&e, r, 8);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK(work->entry == stub_dispatch);
+    CHECK_INT(r[3].phase, AU_PHASE_FAILED);
+    CHECK_STR(r[3].failure, "stub failure");
+    CHECK_INT(stub.n, 4);
+    /* the slot count survived the failure: tree's bakeoff, now hot, only
+     * compiles ahead while work/custom holds the one slot */
+    stub.fail = false;
+    calls(&e, tree, 100);
+    au_auditor_poll(e.au);
+    CHECK_INT(records(&e, r, 8), 6);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[4].phase, AU_PHASE_READY);
+    CHECK_INT(r[5].phase, AU_PHASE_QUEUED);
+    CHECK(tree->entry == fake_compiled);
     env_free(&e);
 }
 
