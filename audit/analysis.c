@@ -40,6 +40,8 @@ typedef struct Bakeoff {
     uint32_t id;
     int slot;                  /* policy slot, or −1 */
     int32_t every;             /* its rate: 1 timed call in this many */
+    uint64_t timed;            /* timed calls (kept, trimmed, warm-up) at its last test */
+    double calls;              /* calls through its dispatcher: Σ new timed calls × the rate then */
     double start;
     double tested;             /* when it was last tested */
     bool fresh;                /* received samples since its last test */
@@ -71,6 +73,8 @@ struct AuAnalysis {
     Bakeoff **bakeoffs;        /* sampling and paused ones */
     Bakeoff *last;             /* routing cache: the previous sample's bakeoff */
     AuCounters counters;
+    uint64_t cycles0;          /* au_cycles() and au_now() at creation: the */
+    double now0;               /* cycle counter's rate (cycles_hz) */
 };
 
 double au_now(void)
@@ -89,6 +93,8 @@ AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
     a->decide = decide;
     a->ctx = ctx;
     a->next_id = 1;
+    a->cycles0 = au_cycles();
+    a->now0 = au_now();
     uint64_t seed = cfg->seed;
     if (!seed) {
         struct timespec ts;
@@ -336,20 +342,41 @@ static bool too_cheap(const AuConfig *cfg, const AuResult *r)
     return cfg->min_cycles > 0 && cost_known(r) && r->v[r->best].cycles < cfg->min_cycles;
 }
 
+/* Cycles a second of the cycle counter: cfg->cycles_hz, else measured
+ * against the clock since the analysis began (real time, whatever `now`
+ * a test passes); 0 while that is too short to tell. */
+static double cycles_hz(const AuAnalysis *a)
+{
+    if (a->cfg.cycles_hz > 0)
+        return a->cfg.cycles_hz;
+    double dt = au_now() - a->now0;
+    return dt >= 0.02 ? (double)(au_cycles() - a->cycles0) / dt : 0;
+}
+
 /* The bakeoff's sampling rate: 1 timed call in cfg->sample_every, or
- * fewer where a timed call's own cost (cfg->timed_cost cycles: slow path,
- * two fenced cycle-counter reads, the sample) would exceed
- * cfg->max_overhead of the method's time — at 1 in 20, a 240-cycle method
- * pays 120 / (20 × 240) = 2.5%.  The method's time is its fastest
- * variant's mean, known once every variant has AU_CHEAP_SAMPLES; the
- * rate then moves with the estimate each round. */
-static int32_t sample_rate(const AuConfig *cfg, const AuResult *r)
+ * fewer where the timed calls' own cost (cfg->timed_cost cycles each:
+ * slow path, two fenced cycle-counter reads, the sample) would exceed
+ * cfg->max_overhead of a core's cycles, at the method's rate of calls
+ * through its dispatcher (calls_per_s, estimated from the timed calls
+ * and the rate each came at).  At 120 cycles and 1%, that allows 200,000
+ * timed calls a second on a 2.4 GHz counter: 1 in 20 up to 4 million
+ * calls a second.
+ *
+ * Why the program's cycles and not the method's: the budget is the
+ * overhead the program pays, and one bakeoff samples at a time.  The
+ * earlier rule (at most max_overhead of the *method's* time: 1 call in
+ * timed_cost / (max_overhead × c) for c cycles a call) timed a 110-cycle
+ * method called 900,000 times a second 1 call in 110, at a cost of 0.04%
+ * of the program: in Havlak, such bakeoffs gathered 1,000-3,000 samples
+ * a variant in a 1 s turn and none decided in an 18 s run.  Under a
+ * method-time budget the program-time cost is that times the method's
+ * share, so this rule never allows less than the program-level goal. */
+static int32_t sample_rate(const AuConfig *cfg, double calls_per_s, double hz)
 {
     int32_t every = cfg->sample_every;
-    if (every <= 0 || !(cfg->max_overhead > 0) || !(cfg->timed_cost > 0) || !cost_known(r))
+    if (every <= 0 || !(cfg->max_overhead > 0) || !(cfg->timed_cost > 0) || !(calls_per_s > 0) || !(hz > 0))
         return every;
-    double c = r->v[r->best].mean;
-    double need = c > 0 ? ceil(cfg->timed_cost / (cfg->max_overhead * c)) : (double)AU_MAX_EVERY;
+    double need = ceil(calls_per_s * cfg->timed_cost / (cfg->max_overhead * hz) - 1e-9);   /* 20.000…01 is 20 */
     if (need > AU_MAX_EVERY)
         need = AU_MAX_EVERY;
     return need > every ? (int32_t)need : every;
@@ -394,7 +421,10 @@ void au_analysis_step(AuAnalysis *a, double now)
         Done *d = &done[ndone];
         au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
         AuOutcome o = au_stats_confirm(&b->confirm, &a->cfg, a->cfg.test, elapsed, &d->r);
-        b->every = sample_rate(&a->cfg, &d->r);
+        uint64_t timed = au_result_timed_calls(&d->r);
+        b->calls += (double)(timed - b->timed) * b->every;
+        b->timed = timed;
+        b->every = sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, cycles_hz(a));
         d->r.sample_every = b->every;
         if (o == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {
             i++;

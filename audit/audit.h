@@ -109,8 +109,9 @@ typedef struct AuConfig {
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
     bool oracle;              /* no early stop: one test at max_samples */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
-    double max_overhead;      /* timed calls' cost per audited method, a fraction; 0 = off */
+    double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
+    double cycles_hz;         /* the cycle counter's rate; 0 = measured (tests set it) */
     bool paired;              /* audit.paired: variances from paired windows */
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
     double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
@@ -126,6 +127,15 @@ typedef struct AuConfig {
 #define AU_CHEAP_SAMPLES 1000
 /* The lowest sampling rate audit.max_overhead picks: 1 call in this many. */
 #define AU_MAX_EVERY 100000
+
+/* The cycle counter after every earlier instruction has completed, as
+ * the timed wrappers read it (jit/codegen.c, read_cycles). */
+static inline uint64_t au_cycles(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return (uint64_t)hi << 32 | lo;
+}
 
 /* From the VM's tunables (vm/tunables.def, audit.*); false with a message
  * when a value is out of range.  (audit/config.c; needs vm/.) */
@@ -280,6 +290,10 @@ double au_rate_judged_from(const AuConfig *cfg);
  * not judge (the paper test, the oracle, no time budget, futility or
  * sampling off). */
 bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, double margin, double *kept);
+
+/* The timed calls a result counts: every variant's received samples and
+ * warm-up calls. */
+uint64_t au_result_timed_calls(const AuResult *r);
 
 /* false on nvariants outside 2..AU_MAX_VARIANTS, a bad trim window, or
  * no memory. */

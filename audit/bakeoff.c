@@ -334,15 +334,6 @@ static void scan(AuAuditor *au)
     }
 }
 
-/* Timed calls a result counts, warm-up calls included. */
-static uint64_t timed_calls(const AuResult *res)
-{
-    uint64_t n = 0;
-    for (int k = 0; k < res->nvariants && k < AU_MAX_VARIANTS; k++)
-        n += res->v[k].received + res->v[k].warmups;
-    return n;
-}
-
 static uint64_t received(const AuBakeoffRecord *r)
 {
     uint64_t got = 0;
@@ -794,7 +785,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
      * an outcome of a bakeoff that measured nothing (Bounce's benchmark:
      * its caller compiled with it inlined just before the dispatcher
      * went in) */
-    if (b && res->outcome == AU_TIMEOUT && res->futile && !timed_calls(res)) {
+    if (b && res->outcome == AU_TIMEOUT && res->futile && !au_result_timed_calls(res)) {
         b->rec.result = *res;
         b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
         fail_idle(au, b);

@@ -18,18 +18,10 @@
  *   same window twice or skip one: a sample moves, none is corrupted.
  */
 #include "probe.h"
+#include "audit.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The cycle counter after every earlier instruction has completed, as
- * the timed wrappers read it (jit/codegen.c, read_cycles). */
-static inline uint64_t cycles_now(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
-    return (uint64_t)hi << 32 | lo;
-}
 
 VmValue au_probe_entry(VmThread *t, VmMethod *m, VmValue *args)
 {
@@ -39,9 +31,9 @@ VmValue au_probe_entry(VmThread *t, VmMethod *m, VmValue *args)
         int32_t left = __atomic_load_n(&p->countdown, __ATOMIC_RELAXED) - 1;
         __atomic_store_n(&p->countdown, left > 0 ? left : AU_PROBE_EVERY, __ATOMIC_RELAXED);
         if (left <= 0) {
-            uint64_t c0 = cycles_now();
+            uint64_t c0 = au_cycles();
             VmValue r = p->code(t, m, args);
-            uint64_t c1 = cycles_now();
+            uint64_t c1 = au_cycles();
             t->probe_depth--;
             uint32_t i = __atomic_fetch_add(&p->n, 1, __ATOMIC_RELAXED);
             if (i < AU_PROBE_MAX)

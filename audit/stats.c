@@ -647,6 +647,14 @@ double au_rate_judged_from(const AuConfig *cfg)
     return from;
 }
 
+uint64_t au_result_timed_calls(const AuResult *r)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < r->nvariants && k < AU_MAX_VARIANTS; k++)
+        n += r->v[k].received + r->v[k].warmups;
+    return n;
+}
+
 bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, double margin, double *kept)
 {
     if (cfg->test != AU_TEST_SEQUENTIAL || cfg->oracle || !(cfg->futility > 0) || !(cfg->timeout > 0) ||

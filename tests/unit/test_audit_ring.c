@@ -537,48 +537,59 @@ TEST(audit_ring_analysis_judged_in_turn)
     au_analysis_free(a);
 }
 
-/* audit.max_overhead: once each variant has AU_CHEAP_SAMPLES, a method
- * whose timed calls take c cycles is timed 1 call in
- * max(sample_every, timed_cost / (max_overhead × c)), through its own
- * policy slot; the other slots keep the base rate. */
-TEST(audit_ring_rate_follows_cost)
+/* audit.max_overhead: the timed calls may cost at most max_overhead of a
+ * core's cycles.  With calls through the dispatcher at R a second (each
+ * timed call stands for `every` calls, the rate it came at), a bakeoff is
+ * timed 1 call in max(sample_every, ⌈R × timed_cost / (max_overhead ×
+ * cycles_hz)⌉), through its own policy slot; the other slots keep the
+ * base rate.  A slow counter (10⁷ a second) keeps the sample counts
+ * within a ring buffer: 0.01 × 10⁷ / 100 = 1,000 timed calls a second,
+ * so the base rate, 1 in 20, up to R = 20,000. */
+TEST(audit_ring_rate_follows_calls)
 {
     AuConfig cfg = ring_config();
     cfg.jitter = 0;
     cfg.max_overhead = 0.01;
-    cfg.timed_cost = 120;
+    cfg.timed_cost = 100;
+    cfg.cycles_hz = 1e7;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
     AuAnalysis *a = hand_analysis(&cfg, &d);
     if (!a)
         return;
     CHECK(au_analysis_policy(a, AU_MAX_SLOTS) == NULL);
-    uint32_t cheap = au_analysis_begin(a, 2, 3, 100.0);
-    uint32_t dear = au_analysis_begin(a, 2, 5, 100.0);
-    /* 500 each (450 kept): too few to judge the cost, base rate */
-    for (int i = 0; i < 1000; i++)
-        au_sample_record(cheap, (uint32_t)(i & 1), 280, 1);
+    uint32_t busy = au_analysis_begin(a, 2, 3, 100.0);
+    uint32_t calm = au_analysis_begin(a, 2, 5, 100.0);
+    /* 100 timed calls in 0.1 s at 1 in 20: R = 20,000, the base rate */
+    for (int i = 0; i < 100; i++)
+        au_sample_record(busy, (uint32_t)(i & 1), 280, 1);
     au_analysis_step(a, 100.1);
     CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
-    /* 280 cycles: 120 / (0.01 × 280) = 42.9, so 1 in 43 */
-    for (int i = 0; i < 2000; i++)
-        au_sample_record(cheap, (uint32_t)(i & 1), 280, 1);
-    au_analysis_step(a, 100.2);
-    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 42);
-    AuResult r;
-    CHECK(au_analysis_result(a, cheap, &r));
-    CHECK_INT(r.sample_every, 43);
-    /* 2,000 cycles: 120 / 20 = 6 < 20, the base rate stays */
+    /* 3,000 more by 0.2 s: R = (2,000 + 60,000) / 0.2 = 310,000, so 1 in
+     * ⌈310,000 × 100 / 10⁵⌉ = 310 */
     for (int i = 0; i < 3000; i++)
-        au_sample_record(dear, (uint32_t)(i & 1), 2000, 1);
+        au_sample_record(busy, (uint32_t)(i & 1), 280, 1);
+    au_analysis_step(a, 100.2);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 309);
+    AuResult r;
+    CHECK(au_analysis_result(a, busy, &r));
+    CHECK_INT(r.sample_every, 310);
+    /* the cost per call does not matter: 30 calls of 2,000 cycles keep 1 in 20 */
+    for (int i = 0; i < 30; i++)
+        au_sample_record(calm, (uint32_t)(i & 1), 2000, 1);
     au_analysis_step(a, 100.3);
     CHECK_INT(au_analysis_policy(a, 5)->reset, 4 * 19);
-    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 42);
     CHECK_INT(au_analysis_policy(a, 0)->reset, 4 * 19);
-    CHECK(au_analysis_result(a, dear, &r));
+    CHECK(au_analysis_result(a, calm, &r));
     CHECK_INT(r.sample_every, 20);
-    /* the slot goes back to the base rate when its bakeoff leaves */
-    CHECK(au_analysis_cancel(a, cheap));
+    /* later calls count at the rate they came at: 20 more by 0.4 s are
+     * 6,200 calls, R = 68,200 / 0.4 = 170,500: 1 in 171 */
+    for (int i = 0; i < 20; i++)
+        au_sample_record(busy, (uint32_t)(i & 1), 280, 1);
     au_analysis_step(a, 100.4);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 170);
+    /* the slot goes back to the base rate when its bakeoff leaves */
+    CHECK(au_analysis_cancel(a, busy));
+    au_analysis_step(a, 100.5);
     CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
     CHECK_INT(decided(&d), 0);
     au_analysis_free(a);
@@ -588,9 +599,9 @@ TEST(audit_ring_rate_follows_cost)
     a = hand_analysis(&cfg, &d);
     if (!a)
         return;
-    cheap = au_analysis_begin(a, 2, 3, 100.0);
+    busy = au_analysis_begin(a, 2, 3, 100.0);
     for (int i = 0; i < 3000; i++)
-        au_sample_record(cheap, (uint32_t)(i & 1), 280, 1);
+        au_sample_record(busy, (uint32_t)(i & 1), 280, 1);
     au_analysis_step(a, 100.1);
     CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 19);
     au_analysis_free(a);
