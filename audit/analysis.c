@@ -358,8 +358,8 @@ static double cycles_hz(const AuAnalysis *a)
  * slow path, two fenced cycle-counter reads, the sample) would exceed
  * cfg->max_overhead of a core's cycles, at the method's rate of calls
  * through its dispatcher (calls_per_s, estimated from the timed calls
- * and the rate each came at).  At 120 cycles and 1%, that allows 200,000
- * timed calls a second on a 2.4 GHz counter: 1 in 20 up to 4 million
+ * and the rate each came at).  At 200 cycles and 1%, that allows 120,000
+ * timed calls a second on a 2.4 GHz counter: 1 in 20 up to 2.4 million
  * calls a second.
  *
  * Why the program's cycles and not the method's: the budget is the
