@@ -395,6 +395,7 @@ void au_analysis_step(AuAnalysis *a, double now)
     pthread_mutex_lock(&a->lock);
     a->counters.rounds++;
     au_samples_drain(route, a, &a->counters.drain);
+    double hz = cycles_hz(a);
     for (int i = 0; i < a->nbakeoffs;) {
         Bakeoff *b = a->bakeoffs[i];
         if (b->paused > 0) {   /* between turns: its samples wait for the next */
@@ -424,7 +425,7 @@ void au_analysis_step(AuAnalysis *a, double now)
         uint64_t timed = au_result_timed_calls(&d->r);
         b->calls += (double)(timed - b->timed) * b->every;
         b->timed = timed;
-        b->every = sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, cycles_hz(a));
+        b->every = sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, hz);
         d->r.sample_every = b->every;
         if (o == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {
             i++;

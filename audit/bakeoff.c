@@ -446,6 +446,28 @@ static Bake *next_waiting(AuAuditor *au, const Bake *freed)
     return best;
 }
 
+/* Under mu: the lowest policy slot not in use, −1 when none. */
+static int free_slot(const AuAuditor *au)
+{
+    for (int slot = 0; slot < AU_MAX_SLOTS; slot++)
+        if (!(au->slots & 1u << slot))
+            return slot;
+    return -1;
+}
+
+/* Under mu: b holds policy slot `slot` and its method; one never run is
+ * COMPILING from now. */
+static void claim(AuAuditor *au, Bake *b, int slot)
+{
+    au->slots |= 1u << slot;
+    b->slot = slot;
+    au->ms[b->m->index].busy = true;
+    if (b->rec.phase == AU_PHASE_QUEUED) {
+        b->rec.phase = AU_PHASE_COMPILING;
+        b->rec.t_started = since(au);
+    }
+}
+
 /* Under mu: the next waiting record, given a slot: COMPILING if it never
  * ran, still PAUSED or READY until start() installs its dispatcher (its
  * method busy meanwhile); NULL when none or no room. */
@@ -462,22 +484,11 @@ static Bake *take_next(AuAuditor *au)
         au->running++;
         return b;
     }
-    int slot = 0;
-    if (b->rec.phase == AU_PHASE_PAUSED)
-        slot = (int)b->d->slot;
-    else
-        while (slot < AU_MAX_SLOTS && (au->slots & 1u << slot))
-            slot++;
-    if (slot == AU_MAX_SLOTS)
+    int slot = b->rec.phase == AU_PHASE_PAUSED ? (int)b->d->slot : free_slot(au);
+    if (slot < 0)
         return NULL;
-    au->slots |= 1u << slot;
+    claim(au, b, slot);
     au->running++;
-    b->slot = slot;
-    au->ms[b->m->index].busy = true;
-    if (b->rec.phase == AU_PHASE_QUEUED) {
-        b->rec.phase = AU_PHASE_COMPILING;
-        b->rec.t_started = since(au);
-    }
     return b;
 }
 
@@ -893,18 +904,12 @@ static bool start_ahead(AuAuditor *au, bool wait)
     Bake *b = next_waiting(au, NULL);
     if (!b || b->rec.phase != AU_PHASE_QUEUED)
         return false;
-    int slot = 0;
-    while (slot < AU_MAX_SLOTS && (au->slots & 1u << slot))
-        slot++;
-    if (slot == AU_MAX_SLOTS)
+    int slot = free_slot(au);
+    if (slot < 0)
         return false;
-    au->slots |= 1u << slot;
-    b->slot = slot;
+    claim(au, b, slot);
     b->ahead = true;
     au->ahead = b;
-    au->ms[b->m->index].busy = true;
-    b->rec.phase = AU_PHASE_COMPILING;
-    b->rec.t_started = since(au);
     pthread_mutex_unlock(&au->mu);
     prepare(au, b, wait);
     pthread_mutex_lock(&au->mu);
