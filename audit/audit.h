@@ -271,6 +271,9 @@ typedef struct AuResult {
     int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
     bool futile;               /* a timeout before the budget: it could not decide within it */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
+    double to_decide;          /* running, sequential test: seconds of sampling until its first
+                                * deciding look, were θ̂ and n·v to hold at its rate so far
+                                * (INFINITY: not foreseen; au_stats_test) */
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
 

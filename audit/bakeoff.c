@@ -126,6 +126,7 @@ typedef struct Bake {
     double turn_start;     /* since(): the current turn's dispatcher installed */
     double last_ran;       /* since(): its last turn ended; 0 = never ran */
     double sampled;        /* seconds of the turns before the current one */
+    int extra;             /* turns the current one was extended by (audit.extend) */
     bool ahead;            /* compiling or READY ahead (audit.ahead): holds its slot, not counted in running */
 } Bake;
 
@@ -631,6 +632,7 @@ static void resume(AuAuditor *au, Bake *b)
         b->rec.phase = AU_PHASE_SAMPLING;
         b->rec.turns++;
         b->turn_start = since(au);
+        b->extra = 0;
         event(au, b, AU_EV_RESUMED);
     }
     pthread_mutex_unlock(&au->mu);
@@ -841,6 +843,30 @@ static void drop_idle(AuAuditor *au)
     }
 }
 
+/* Under mu: whether b, whose turn is over, gets one more (audit.extend):
+ * at its rate so far, were its estimate to hold, it would decide within
+ * the extra turns it has left (AuResult.to_decide).  Why: with one slot
+ * and a round of 20-40 bakeoffs, one that would decide in another second
+ * waited a whole round for it, and a 15 s run ended first (Havlak,
+ * DeltaBlue: intervals past 5% at 4,000-6,000 samples of the 10,000
+ * audit.min_samples asks).  A foresight that fails costs one turn; the
+ * test is anytime-valid, so when it stops does not touch α. */
+static bool extend(AuAuditor *au, Bake *b)
+{
+    int64_t max = au->vm->tun.audit_extend;
+    if (b->extra >= max)
+        return false;
+    AuResult r;
+    if (!au_analysis_result(au->an, b->aid, &r) || r.outcome != AU_RUNNING ||
+        !(r.to_decide <= (double)(max - b->extra) * au->cfg.quantum))
+        return false;
+    b->extra++;
+    b->rec.extended++;
+    b->rec.result = r;
+    event(au, b, AU_EV_EXTENDED);
+    return true;
+}
+
 /* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has
  * sampled a whole turn while a waiting one could take its place and has
  * had no more turns; start_pending then starts that one.  One a round:
@@ -854,11 +880,13 @@ static void rotate(AuAuditor *au)
         Bake *b = au->bakes[i];
         /* a winner waiting for its confirmation is let finish: paused, it
          * would wait for its samples a whole round of turns */
-        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->turn_start < au->cfg.quantum ||
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || now - b->turn_start < au->cfg.quantum * (1 + b->extra) ||
             b->rec.result.confirming)
             continue;
         Bake *c = next_waiting(au, b);
         if (!c || c->rec.turns > b->rec.turns)
+            continue;
+        if (extend(au, b))
             continue;
         /* false: the analysis decided it meanwhile, decide() is waiting for mu */
         if (!au_analysis_pause(au->an, b->aid, au_now()))

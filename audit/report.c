@@ -256,7 +256,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"duration\":", f);
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
-    fprintf(f, ",\"turns\":%d,\"sampled\":", r->turns);
+    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"sampled\":", r->turns, r->extended);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
@@ -413,6 +413,10 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         if (r->t_queued > 0 && r->t_started >= r->t_queued)
             add(&l, " waited=%.1fms", (r->t_started - r->t_queued) * 1e3);
         break;
+    case AU_EV_EXTENDED:
+        add(&l, " turn=%d extra=%d decides_in=%.3fs samples=", r->turns, r->extended, res->to_decide);
+        add_samples(&l, res, n);
+        break;
     case AU_EV_PAUSED:
     case AU_EV_RESUMED:
         add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
@@ -444,8 +448,10 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             res->futile ? " futile" : "");
         if (ev == AU_EV_DECIDED && r->t_sampling > 0 && t >= r->t_sampling)
             add(&l, " duration=%.3fs", t - r->t_sampling);
-        if (r->t_sampling > 0 && (ev == AU_EV_CANCELLED || r->turns > 1))
+        if (r->t_sampling > 0 && (ev == AU_EV_CANCELLED || r->turns > 1 || r->extended))
             add(&l, " sampled=%.3fs turns=%d", r->sampled, r->turns);
+        if (r->extended)
+            add(&l, " extended=%d", r->extended);
         break;
     }
     case AU_EV_FAILED:

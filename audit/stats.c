@@ -639,6 +639,43 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
     return h_end > cfg->futility * best_case;
 }
 
+/* Sampling time (seconds) until the first look at which c (the runner-up
+ * against the best) decides, were θ̂ to stay and v to shrink as 1/n with
+ * the samples coming at their rate so far (n in `elapsed`).  A winner
+ * needs the half-width below |θ̂| − ln(1 + min_effect); no-difference
+ * below ln(1 + equivalence) − |θ̂|, or below |θ̂| when the default is the
+ * best (the others shown slower); neither before `need` samples.  The
+ * bakeoff thread gives a bakeoff that decides within its next turns
+ * those turns (audit.extend); nothing here decides.  INFINITY when no
+ * look within 10⁴ times the samples so far would. */
+static double to_decide(const AuConfig *cfg, const AuCompare *c, double alpha, bool default_best,
+                        uint64_t n, uint64_t need, double elapsed)
+{
+    if (!(c->v > 0) || n == 0 || !(elapsed > 0))
+        return INFINITY;
+    double th = fabs(c->theta);
+    double h = fmax(th - log1p(cfg->min_effect), log1p(cfg->equivalence) - th);
+    if (default_best)
+        h = fmax(h, th);
+    if (!(h > 0))
+        return INFINITY;
+    double lo = fmax((double)n, (double)need), hi = lo;
+    while (mixture_halfwidth(c->v * (double)n / hi, alpha, cfg->mixture) > h) {
+        lo = hi;
+        hi *= 2;
+        if (hi > 1e4 * (double)n)
+            return INFINITY;
+    }
+    for (int i = 0; i < 30 && hi - lo > 1; i++) {   /* the half-width falls with the samples */
+        double mid = 0.5 * (lo + hi);
+        if (mixture_halfwidth(c->v * (double)n / mid, alpha, cfg->mixture) > h)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (hi - (double)n) * elapsed / (double)n;
+}
+
 double au_rate_judged_from(const AuConfig *cfg)
 {
     double from = cfg->timeout / 10;
@@ -732,6 +769,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     out->test = test;
     out->nvariants = n;
     out->best = out->runner_up = -1;
+    out->to_decide = INFINITY;
     uint64_t nmin = UINT64_MAX, wmin = UINT64_MAX;
     for (int k = 0; k < n; k++) {
         au_stats_estimate(st, k, &e[k]);
@@ -802,6 +840,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
             set_rel(&out->rel, &out->rel_lo, &out->rel_hi, &r);
         }
     }
+    if (seq && out->runner_up >= 0)
+        out->to_decide = to_decide(cfg, &least, cfg->alpha / (n - 1), b == 0, nmin, need, elapsed);
     if (nmin < need || wmin < MIN_WINDOWS) {
         if (wall || (spent && !cfg->oracle) || out->futile)
             out->outcome = AU_TIMEOUT;

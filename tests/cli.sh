@@ -334,6 +334,13 @@ check audit-turns-resumed 0 "audit: resumed #1 f client=aa turn=2 " -- $TURNS --
 check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, got 3600001" -- \
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
 check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
+# extended turns (audit.extend): the aa bakeoff above foresees no
+# decision (min_samples 10⁶), so it is paused, not extended; the
+# extension itself is unit-tested (audit_bakeoff_extend)
+check audit-extend-field 0 '"extended":0' -- sh -c "$TURNS --stats=$D/turns.json run $D/turns.tl >/dev/null && cat $D/turns.json"
+check audit-extend-range 2 "tunable 'audit.extend' must be in 0..1000 (turns), got 1001" -- \
+    $T --audit=aa -X audit.extend=1001 run "$D/ok.tla"
+check help-audit-extend 0 "audit.extend" -- $T --help
 
 # compiling ahead (audit.ahead): without turns f's bakeoff keeps the one
 # slot to the end, and g's, next in line, compiles meanwhile and waits

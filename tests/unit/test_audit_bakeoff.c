@@ -628,6 +628,48 @@ TEST(audit_bakeoff_turns)
     env_free(&e);
 }
 
+/* audit.extend: a bakeoff whose turn is over keeps its slot, one turn at
+ * a time, while it foresees a decision within the extra turns it has
+ * left (1,000 samples of 1,000 kept 900: 100 to go, about a tenth of its
+ * sampling time so far); at the cap, or with audit.extend=0, it is paused
+ * for the waiting one as before. */
+TEST(audit_bakeoff_extend)
+{
+    for (int extend = 0; extend <= 1; extend++) {
+        const char *const set[] = {
+            "audit.clients=aa",  "audit.quantum_ms=100", "audit.min_samples=1000",   "audit.trim_window=10",
+            "audit.trim_drop=1", "audit.confirm=0",      "audit.timeout_ms=60000",
+            extend ? "audit.extend=1" : "audit.extend=0", NULL,
+        };
+        Env e;
+        if (!two_hot(&e, set))
+            return;
+        AuAnalysis *an = au_auditor_analysis(e.au);
+        AuBakeoffRecord r[4];
+        CHECK_INT(records(&e, r, 4), 2);
+        CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+        feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 1000);
+        au_analysis_step(an, au_now());
+        usleep(110000);
+        au_auditor_poll(e.au);
+        records(&e, r, 4);
+        CHECK_INT(r[0].phase, extend ? AU_PHASE_SAMPLING : AU_PHASE_PAUSED);
+        CHECK_INT(r[0].extended, extend);
+        CHECK_INT(r[1].phase, extend ? AU_PHASE_READY : AU_PHASE_SAMPLING);
+        if (extend) {
+            CHECK(r[0].result.to_decide > 0 && r[0].result.to_decide <= 0.1);
+            usleep(100000);   /* its one extra turn is over too */
+            au_auditor_poll(e.au);
+            records(&e, r, 4);
+            CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+            CHECK_INT(r[0].extended, 1);
+            CHECK_INT(r[0].turns, 1);
+            CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+        }
+        env_free(&e);
+    }
+}
+
 /* audit.ahead: while the one slot samples, the record next in line
  * compiles for a slot of its own and waits READY, its method's code
  * untouched; when the slot frees it samples at once, nothing compiled

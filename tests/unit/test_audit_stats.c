@@ -1104,6 +1104,66 @@ TEST(audit_config)
     CHECK_CONTAINS(err.msg, "audit.copy_margin");
 }
 
+static void add_each(AuStats *st, AuRng *r, const double *factor, int nvariants, int m)
+{
+    for (int i = 0; i < m; i++)
+        for (int k = 0; k < nvariants; k++)
+            au_stats_add(st, k, draw(r, factor[k]), 1);
+}
+
+/* audit.extend's foresight (AuResult.to_decide): the sampling time until
+ * the first deciding look at the rate so far, were θ̂ to hold. */
+TEST(audit_to_decide)
+{
+    AuConfig cfg = default_config();   /* min_samples 10,000; min_effect 0 here */
+    init_neglog();
+    AuResult res;
+    AuStats st;
+    AuRng r;
+    /* 10%: decides once it has min_samples: 3,600 kept a variant in 1 s, 6,400 to go */
+    CHECK(au_stats_init(&st, 2, &cfg));
+    au_rng_seed(&r, 11);
+    add_each(&st, &r, (double[]){1.10, 1}, 2, 4000);
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1.0, &res), AU_RUNNING);
+    CHECK_INT(res.v[0].samples, 3600);   /* 10 of every 100 trimmed */
+    CHECK(near(res.to_decide, 6400 / 3600.0, 1e-9));
+    CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 1.0, &res), AU_RUNNING);
+    CHECK(isinf(res.to_decide));   /* the sequential test's foresight only */
+    add_each(&st, &r, (double[]){1.10, 1}, 2, 7200);
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 2.8, &res), AU_WINNER);
+    au_stats_free(&st);
+    /* 3% with min_samples 1,000: the variance sets the time; fed at the
+     * same rate, it decides within a factor of the time foreseen (θ̂ at
+     * 900 samples is ±1.6%: the foresight is that rough) */
+    AuConfig few = cfg;
+    few.min_samples = 1000;
+    CHECK(au_stats_init(&st, 2, &few));
+    au_rng_seed(&r, 12);
+    add_each(&st, &r, (double[]){1.03, 1}, 2, 1000);
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1.0, &res), AU_RUNNING);
+    double t = res.to_decide, at = 0;
+    AuOutcome o = AU_RUNNING;
+    for (double e = 1.1; e < 1 + 5 * t && o == AU_RUNNING; e += 0.1) {
+        add_each(&st, &r, (double[]){1.03, 1}, 2, 100);
+        if ((o = au_stats_test(&st, AU_TEST_SEQUENTIAL, e, &res)) != AU_RUNNING)
+            at = e - 1;
+    }
+    if (verbose())
+        printf("audit to_decide: 3%% at 900 samples: %.2f s foreseen, %s after %.2f s\n", t,
+               au_outcome_name(o), at);
+    CHECK(t > 0.5 && t < 20);
+    CHECK_INT(o, AU_WINNER);
+    CHECK(at > t / 4 && at < 4 * t);
+    au_stats_free(&st);
+    /* identical: no-difference within ±1% is far beyond any turn */
+    CHECK(au_stats_init(&st, 2, &cfg));
+    au_rng_seed(&r, 13);
+    add_each(&st, &r, (double[]){1, 1}, 2, 4000);
+    CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1.0, &res), AU_RUNNING);
+    CHECK(res.to_decide > 10);
+    au_stats_free(&st);
+}
+
 /* Futility by rate before compiling (the bakeoff thread's rarely_called):
  * at the defaults (1 in 20, 2 variants, bursts of 4 with 1 warm-up call,
  * 10 of 100 trimmed, 30 s, futility 2, 10,000 samples) a method called c
