@@ -48,6 +48,9 @@
  *            margin and min_effect, a heavy-tailed recursion) held the
  *            only slot for the whole 30 s budget, and the ones queued
  *            behind it, with differences of 5-10%, never started.
+ *   extend   unless it foresees its decision within the extra turns it
+ *            has left (audit.extend a turn; AuResult.to_decide): then it
+ *            keeps the slot one turn more (extend()).
  *   decide   the analysis thread's AuDecideFn: the record gets the final
  *            result, one store installs the chosen variant's clean code
  *            (winner, or variant 0 on no-difference and timeout): DONE.
@@ -843,10 +846,11 @@ static void drop_idle(AuAuditor *au)
     }
 }
 
-/* Under mu: whether b, whose turn is over, gets one more (audit.extend):
+/* Under mu (then the analysis lock, the documented order): whether b,
+ * whose turn is over, gets one more (audit.extend):
  * at its rate so far, were its estimate to hold, it would decide within
  * the extra turns it has left (AuResult.to_decide).  Why: with one slot
- * and a round of 20-40 bakeoffs, one that would decide in another second
+ * and a round of 20-50 bakeoffs, one that would decide in another second
  * waited a whole round for it, and a 15 s run ended first (Havlak,
  * DeltaBlue: intervals past 5% at 4,000-6,000 samples of the 10,000
  * audit.min_samples asks).  A foresight that fails costs one turn; the
@@ -869,8 +873,10 @@ static bool extend(AuAuditor *au, Bake *b)
 
 /* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has
  * sampled a whole turn while a waiting one could take its place and has
- * had no more turns; start_pending then starts that one.  One a round:
- * two paused for one waiting record would leave a slot empty. */
+ * had no more turns, unless it foresees its decision within its extra
+ * turns (extend: its turn then lasts one audit.quantum_ms more);
+ * start_pending then starts that one.  One a round: two paused for one
+ * waiting record would leave a slot empty. */
 static void rotate(AuAuditor *au)
 {
     if (!(au->cfg.quantum > 0) || au->stopping)

@@ -25,7 +25,8 @@
  *                if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
  *                (rq->no_prologue: without it, a baseline to measure it by)
  * Every variant's IR is built before any context compiles (variant_ir:
- * the profile it reads keeps changing while gcc works).  Each context is
+ * the profile it reads keeps changing while gcc works), once for the
+ * variants of the same IR options (same_ir).  Each context is
  * compiled to assembly; the texts are concatenated with their local
  * labels (.L…) renamed apart, each on a page of its own at a common
  * offset (part_offset), then rq->copies − 1 more copies of every
@@ -172,6 +173,20 @@ static bool calls_itself(const IrFunc *f)
     return false;
 }
 
+/* Whether two variants' IR options are the same: then they share one IR
+ * (built once, compiled in each variant's context).  Built twice, even a
+ * millisecond apart, the profile the IR reads can differ: a method called
+ * millions of times a second inlined or laid out differently in two A/A
+ * variants, a difference of the code that is not the one audited
+ * (docs/audit-measurements.md: Richards' createHandler$lambda1, −24%
+ * between two variants of identical options). */
+static bool same_ir(const IrOptions *a, const IrOptions *b)
+{
+    return a->max_callee_size == b->max_callee_size && a->hot_callee_size == b->hot_callee_size &&
+           a->max_depth == b->max_depth && a->max_growth == b->max_growth && a->stack_alloc == b->stack_alloc &&
+           a->mono_percent == b->mono_percent;
+}
+
 /* Variant k's IR.  All of a bakeoff's IR is built before gcc compiles
  * any of it: the IR reads the profile (the callees' call counts and
  * branch counters, which the running program keeps raising), and built
@@ -191,8 +206,9 @@ static IrFunc *variant_ir(const JitBakeoffRequest *rq, int k, Costs *cost, VmErr
     return f;
 }
 
-/* Variant k's context, from its IR f (consumed) → its assembly in *text
- * (malloc'ed); false + err. */
+/* Variant k's context, from its IR f (not consumed: variants of the same
+ * IR options share it, and variant 0's also makes the dispatcher) → its
+ * assembly in *text (malloc'ed); false + err. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
                             const char *dir, char **text, size_t *len, JitWheres *wheres, Costs *cost, bool *recursive,
                             VmError *err)
@@ -201,10 +217,8 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     double t0;
     *recursive = calls_itself(f);
     gcc_jit_context *c = gcc_jit_context_acquire();
-    if (!c) {
-        ir_free(f);
+    if (!c)
         return vm_fail(err, "gcc_jit_context_acquire failed");
-    }
     gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
     gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
     gcc_jit_context_set_str_option(c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
@@ -225,7 +239,6 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     }
     cost->us_ir += jit_now_us() - t0;
     jit_codegen_free(cg);
-    ir_free(f);
     if (ok) {
         char spath[4200];
         snprintf(spath, sizeof spath, "%s/v%d.s", dir, k);
@@ -323,8 +336,15 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     double us_assemble = 0;
     bool ok = true, weighted = true;
     IrFunc *ir[JIT_MAX_VARIANTS] = {0};
+    int owner[JIT_MAX_VARIANTS];   /* the variant whose IR k compiles (same_ir) */
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
+        owner[k] = k;
+        for (int j = 0; j < k && owner[k] == k; j++)
+            if (owner[j] == j && same_ir(&rq->ir[j], &rq->ir[k]))
+                owner[k] = j;
+        if (owner[k] != k)
+            continue;
         ok = (ir[k] = variant_ir(rq, k, &cost, &e)) != NULL;
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
@@ -332,14 +352,13 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
-        ok = compile_variant(rq, k, ir[k], out, &nm, dir, &text[k], &len[k], &wheres, &cost, &recursive, &e);
-        ir[k] = NULL;   /* consumed */
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, &text[k], &len[k], &wheres, &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
     }
     for (int k = 0; k < rq->nvariants; k++)
-        ir_free(ir[k]);
+        ir_free(ir[k]);   /* NULL for a variant that shared another's */
     out->weighted = ok && weighted;
     if (ok && !lay_out(&all, rq, &nm, text, len))
         ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);

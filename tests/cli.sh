@@ -342,6 +342,14 @@ check audit-extend-range 2 "tunable 'audit.extend' must be in 0..1000 (turns), g
     $T --audit=aa -X audit.extend=1001 run "$D/ok.tla"
 check help-audit-extend 0 "audit.extend" -- $T --help
 
+# variants of the same IR options share one IR, built once from one read
+# of the profile (jit/bakeoff.c, same_ir): aa's two variants one, inline's
+# (4x the callee size) two
+check audit-ir-shared 0 "count=1" -- \
+    sh -c "echo count=\$($TURNS -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
+check audit-ir-own 0 "count=2" -- \
+    sh -c "echo count=\$(${TURNS/--audit=aa/--audit=inline} -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
+
 # compiling ahead (audit.ahead): without turns f's bakeoff keeps the one
 # slot to the end, and g's, next in line, compiles meanwhile and waits
 # ready (main's, after it, waits queued: one ahead at a time); off, g's
