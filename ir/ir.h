@@ -213,7 +213,7 @@ typedef struct IrOptions {
     int64_t mono_percent;      /* a virtual site is monomorphic when one class
                                   has ≥ this % of its receivers and `other`
                                   is 0 (default 95) */
-} IrOptions;
+} IrOptions;   /* new fields: also in ir_options_same (pass.c) */
 
 /* Why an inline candidate was (not) inlined. */
 typedef struct IrDecision {
@@ -307,6 +307,10 @@ void ir_escape(IrFunc *f);
 
 /* Defaults from the VM's tunables (vm_tunables_default if tun is NULL). */
 void ir_options_default(IrOptions *o, const VmTunables *tun);
+/* Every field equal: the same options build the same IR from the same
+ * profile (field by field, not memcmp: the struct has padding).  A field
+ * added to IrOptions must be compared here. */
+bool ir_options_same(const IrOptions *a, const IrOptions *b);
 /* Runs every pass (pass.c); dumps after each pass to `dump` if non-NULL.
  * NULL (and err) when the method cannot be compiled (abstract, no code,
  * not linked, out of memory). */

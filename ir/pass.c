@@ -93,6 +93,13 @@ void ir_options_default(IrOptions *o, const VmTunables *tun)
     o->mono_percent = 95;
 }
 
+bool ir_options_same(const IrOptions *a, const IrOptions *b)
+{
+    return a->max_callee_size == b->max_callee_size && a->hot_callee_size == b->hot_callee_size &&
+           a->max_depth == b->max_depth && a->max_growth == b->max_growth && a->stack_alloc == b->stack_alloc &&
+           a->mono_percent == b->mono_percent;
+}
+
 /* Runs the list on f; the volatile parameters survive the longjmp. */
 static bool run_passes(IrFunc *volatile f, const IrOptions *volatile o, FILE *volatile dump,
                        VmError *volatile err)

@@ -26,7 +26,7 @@
  *                (rq->no_prologue: without it, a baseline to measure it by)
  * Every variant's IR is built before any context compiles (variant_ir:
  * the profile it reads keeps changing while gcc works), once for the
- * variants of the same IR options (same_ir).  Each context is
+ * variants of the same IR options (ir_options_same).  Each context is
  * compiled to assembly; the texts are concatenated with their local
  * labels (.L…) renamed apart, each on a page of its own at a common
  * offset (part_offset), then rq->copies − 1 more copies of every
@@ -171,20 +171,6 @@ static bool calls_itself(const IrFunc *f)
         }
     }
     return false;
-}
-
-/* Whether two variants' IR options are the same: then they share one IR
- * (built once, compiled in each variant's context).  Built twice, even a
- * millisecond apart, the profile the IR reads can differ: a method called
- * millions of times a second inlined or laid out differently in two A/A
- * variants, a difference of the code that is not the one audited
- * (docs/audit-measurements.md: Richards' createHandler$lambda1, −24%
- * between two variants of identical options). */
-static bool same_ir(const IrOptions *a, const IrOptions *b)
-{
-    return a->max_callee_size == b->max_callee_size && a->hot_callee_size == b->hot_callee_size &&
-           a->max_depth == b->max_depth && a->max_growth == b->max_growth && a->stack_alloc == b->stack_alloc &&
-           a->mono_percent == b->mono_percent;
 }
 
 /* Variant k's IR.  All of a bakeoff's IR is built before gcc compiles
@@ -336,12 +322,17 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     double us_assemble = 0;
     bool ok = true, weighted = true;
     IrFunc *ir[JIT_MAX_VARIANTS] = {0};
-    int owner[JIT_MAX_VARIANTS];   /* the variant whose IR k compiles (same_ir) */
+    /* the variant whose IR k compiles: variants of the same IR options
+     * share one, built once — built twice, even a millisecond apart, the
+     * profile it reads can differ, and two A/A variants of a method called
+     * millions of times a second then differed by their code (Richards'
+     * createHandler$lambda1, −24%: docs/audit-measurements.md) */
+    int owner[JIT_MAX_VARIANTS];
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
         owner[k] = k;
         for (int j = 0; j < k && owner[k] == k; j++)
-            if (owner[j] == j && same_ir(&rq->ir[j], &rq->ir[k]))
+            if (owner[j] == j && ir_options_same(&rq->ir[j], &rq->ir[k]))
                 owner[k] = j;
         if (owner[k] != k)
             continue;

@@ -343,7 +343,7 @@ check audit-extend-range 2 "tunable 'audit.extend' must be in 0..1000 (turns), g
 check help-audit-extend 0 "audit.extend" -- $T --help
 
 # variants of the same IR options share one IR, built once from one read
-# of the profile (jit/bakeoff.c, same_ir): aa's two variants one, inline's
+# of the profile (jit/bakeoff.c, ir_options_same): aa's two variants one, inline's
 # (4x the callee size) two
 check audit-ir-shared 0 "count=1" -- \
     sh -c "echo count=\$($TURNS -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
