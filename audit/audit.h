@@ -92,7 +92,8 @@ typedef struct AuConfig {
     double alpha;             /* 1 − audit.confidence: error rate of a decision */
     double equivalence;       /* no-difference margin, a fraction (0.01) */
     double min_effect;        /* a winner is faster by more than this (0.01) */
-    double mixture;           /* τ of the mixture, on the log-ratio scale */
+    double mixture;           /* τ of the mixture's narrowest scale, on the log-ratio scale */
+    double mixture_max;       /* its widest scale (scales √10 apart; ≤ mixture: one) */
     uint64_t min_samples;     /* per variant, kept, before any test */
     uint64_t max_samples;     /* per variant; 0 = no sample budget */
     double timeout;           /* seconds of sampling time; 0 = none */
@@ -125,6 +126,9 @@ typedef struct AuConfig {
  * at once, still AU_RUNNING, by the analysis thread: its samples measure
  * the timer, and the auditor ends it (audit/bakeoff.c). */
 #define AU_CHEAP_SAMPLES 1000
+/* Scales of the sequential test's mixture at most (audit.mixture to
+ * audit.mixture_max, √10 apart). */
+#define AU_MAX_SCALES 8
 /* The lowest sampling rate audit.max_overhead picks: 1 call in this many. */
 #define AU_MAX_EVERY 100000
 
@@ -259,6 +263,16 @@ typedef struct AuVariantResult {
     bool slower;               /* shown slower than the best at this look */
 } AuVariantResult;
 
+/* The least conclusive comparison of a look (the runner-up against the
+ * best) and its sample counts: the inputs of au_stats_to_decide. */
+typedef struct AuForesight {
+    double theta, v;           /* θ̂ and its variance; v = 0: nothing to foresee */
+    double alpha;              /* its level, corrected for N − 1 comparisons */
+    double elapsed;            /* seconds of sampling so far */
+    uint64_t n, need;          /* the fewest kept samples of a variant; the test's minimum */
+    bool default_best;         /* the default has the lowest mean */
+} AuForesight;
+
 typedef struct AuResult {
     AuOutcome outcome;
     AuTest test;
@@ -271,11 +285,18 @@ typedef struct AuResult {
     int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
     bool futile;               /* a timeout before the budget: it could not decide within it */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
-    double to_decide;          /* running, sequential test: seconds of sampling until its first
-                                * deciding look, were θ̂ and n·v to hold at its rate so far
-                                * (INFINITY: not foreseen; au_stats_test) */
+    AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
+    double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
+                                * bakeoff thread, for audit.extend's log line); 0 otherwise */
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
+
+/* Running, sequential test: seconds of sampling until r's first deciding
+ * look, were θ̂ and n·v to hold and the samples to come at their rate so
+ * far (INFINITY: not foreseen; the paper test and the oracle never are).
+ * On demand, not at every look: it solves the mixture's half-width some
+ * forty times. */
+double au_stats_to_decide(const AuConfig *cfg, const AuResult *r);
 
 /* Sampling time (seconds) from which futility by rate judges a bakeoff:
  * a tenth of audit.timeout_ms, or 90% of a turn (audit.quantum_ms) if
@@ -328,7 +349,7 @@ typedef struct AuConfirm {
 AuOutcome au_stats_confirm(AuConfirm *c, const AuConfig *cfg, AuTest test, double elapsed, AuResult *r);
 /* The comparison behind au_stats_test, at level alpha (already corrected). */
 void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
-                      double alpha, double mixture, AuCompare *out);
+                      double alpha, double mixture, double mixture_max, AuCompare *out);
 
 double au_normal_cdf(double z);
 double au_normal_quantile(double p);       /* 0 < p < 1 */

@@ -861,8 +861,10 @@ static bool extend(AuAuditor *au, Bake *b)
     if (b->extra >= max)
         return false;
     AuResult r;
-    if (!au_analysis_result(au->an, b->aid, &r) || r.outcome != AU_RUNNING ||
-        !(r.to_decide <= (double)(max - b->extra) * au->cfg.quantum))
+    if (!au_analysis_result(au->an, b->aid, &r) || r.outcome != AU_RUNNING)
+        return false;
+    r.to_decide = au_stats_to_decide(&au->cfg, &r);
+    if (!(r.to_decide <= (double)(max - b->extra) * au->cfg.quantum))
         return false;
     b->extra++;
     b->rec.extended++;

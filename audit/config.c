@@ -23,6 +23,9 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_mixture < 1 || tun->audit_mixture > 100000)
         return vm_fail(err, "tunable 'audit.mixture' must be in 1..100000 (basis points), got %lld",
                        (long long)tun->audit_mixture);
+    if (tun->audit_mixture_max < 0 || tun->audit_mixture_max > 100000)
+        return vm_fail(err, "tunable 'audit.mixture_max' must be in 0..100000 (basis points), got %lld",
+                       (long long)tun->audit_mixture_max);
     if (tun->audit_trim_window < 1 || tun->audit_trim_window > AU_MAX_TRIM_WINDOW)
         return vm_fail(err, "tunable 'audit.trim_window' must be in 1..%d, got %lld",
                        AU_MAX_TRIM_WINDOW, (long long)tun->audit_trim_window);
@@ -80,6 +83,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .equivalence = tun->audit_equivalence / 10000.0,
         .min_effect = tun->audit_min_effect / 10000.0,
         .mixture = tun->audit_mixture / 10000.0,
+        .mixture_max = tun->audit_mixture_max / 10000.0,
         .min_samples = (uint64_t)tun->audit_min_samples,
         .max_samples = (uint64_t)tun->audit_max_samples,
         .timeout = tun->audit_timeout_ms / 1000.0,

@@ -468,31 +468,85 @@ AuOutcome au_stats_confirm(AuConfirm *c, const AuConfig *cfg, AuTest test, doubl
  * Sequential (mixture SPRT, Johari et al.; the normal-mixture confidence
  * sequence of Howard et al.): with a N(0, τ²) mixture over θ, the
  * likelihood ratio of θ̂ against θ = θ0 is
- *   Λ(θ0) = √(v / (v + τ²)) · exp(τ² (θ̂ − θ0)² / (2 v (v + τ²)))
- * and {θ0 : Λ(θ0) < 1/α} is the interval
- *   θ̂ ± √(2 v (v + τ²) / τ² · ln(√((v + τ²) / v) / α)),
- * which covers θ at every look at once with probability ≥ 1 − α
- * (asymptotically; Ville's inequality on the mixture martingale).
- * Confidence = 1 − 1/Λ(0) (0 when Λ(0) ≤ 1), the complement of the
- * always-valid p-value; the interval excludes 0 exactly when it is
+ *   Λ_τ(θ0) = √(v / (v + τ²)) · exp(τ² (θ̂ − θ0)² / (2 v (v + τ²)))
+ * and, for one scale τ, {θ0 : Λ_τ(θ0) < 1/α} is the interval
+ *   θ̂ ± √(2 v (v + τ²) / τ² · ln(√((v + τ²) / v) / α)).
+ * One scale is tight only where √v is near τ: far above it the
+ * half-width grows as v/τ, not √v (at τ = 0.01 and √v = 5%, ±78% against
+ * ±13% for one look).  So the mixture is over K scales, τ_k = τ·√10^k up
+ * to audit.mixture_max, with weights 1/K: Λ = Σ Λ_τk / K is again a
+ * nonnegative martingale of mean 1 under θ0, the interval
+ * {θ0 : Λ(θ0) < 1/α} covers θ at every look at once with probability
+ * ≥ 1 − α (asymptotically; Ville's inequality), and it is found by
+ * bisection.  Its price is at most ln K added to ln(1/α) at any one
+ * scale.  Confidence = 1 − 1/Λ(0) (0 when Λ(0) ≤ 1), the complement of
+ * the always-valid p-value; the interval excludes 0 exactly when it is
  * ≥ 1 − α.  The caller applies the N-way correction.
  *
  * Paper (thesis III.B.5): confidence = Φ(|mean_a − mean_b| / √(var_a + var_b))
  * on the raw means; its interval is θ̂ ± Φ⁻¹(1 − α)·√v, the one-sided
  * quantile the thesis's threshold amounts to. */
-/* The half-width of the mixture interval at variance v. */
-static double mixture_halfwidth(double v, double alpha, double mixture)
+
+/* The mixture's scales τ_k², k < AU_MAX_SCALES; returns K ≥ 1. */
+static int mixture_scales(double tau, double tau_max, double t2[AU_MAX_SCALES])
 {
-    double t2 = mixture * mixture;
-    return sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(alpha)));
+    int k = 0;
+    for (double t = tau; k < AU_MAX_SCALES && (k == 0 || t <= tau_max * (1 + 1e-9)); t *= sqrt(10.0))
+        t2[k++] = t * t;
+    return k;
+}
+
+/* ln Λ(θ0) at distance d = |θ̂ − θ0| (log-sum-exp over the scales). */
+static double mixture_lnlr(double d, double v, int K, const double *t2)
+{
+    double l[AU_MAX_SCALES], top = -INFINITY, sum = 0;
+    for (int k = 0; k < K; k++) {
+        l[k] = 0.5 * log(v / (v + t2[k])) + t2[k] * d * d / (2 * v * (v + t2[k]));
+        top = fmax(top, l[k]);
+    }
+    for (int k = 0; k < K; k++)
+        sum += exp(l[k] - top);
+    return top + log(sum / K);
+}
+
+/* One scale's half-width at level a. */
+static double scale_halfwidth(double v, double a, double t2)
+{
+    return sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(a)));
+}
+
+/* The half-width of the mixture interval at variance v.  Λ grows with
+ * the distance, and lies between the scales' at level α (every Λ_τk
+ * below 1/α) and at α/K (one alone reaches K/α): the root is bracketed. */
+static double mixture_halfwidth(double v, double alpha, double tau, double tau_max)
+{
+    double t2[AU_MAX_SCALES];
+    int K = mixture_scales(tau, tau_max, t2);
+    double lo = INFINITY, hi = INFINITY;
+    for (int k = 0; k < K; k++) {
+        lo = fmin(lo, scale_halfwidth(v, alpha, t2[k]));
+        hi = fmin(hi, scale_halfwidth(v, alpha / K, t2[k]));
+    }
+    if (K == 1)
+        return lo;
+    double target = -log(alpha);
+    for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (mixture_lnlr(mid, v, K, t2) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
 }
 
 /* The mixture interval of θ from θ̂ and v (sequential test). */
-static void mixture_interval(double theta, double v, double alpha, double mixture, AuCompare *out)
+static void mixture_interval(double theta, double v, double alpha, double tau, double tau_max, AuCompare *out)
 {
-    double t2 = mixture * mixture;
-    double lnlr = 0.5 * log(v / (v + t2)) + t2 * theta * theta / (2 * v * (v + t2));
-    double h = mixture_halfwidth(v, alpha, mixture);
+    double t2[AU_MAX_SCALES];
+    int K = mixture_scales(tau, tau_max, t2);
+    double lnlr = mixture_lnlr(fabs(theta), v, K, t2);
+    double h = mixture_halfwidth(v, alpha, tau, tau_max);
     out->theta = theta;
     out->confidence = lnlr > 0 ? -expm1(-lnlr) : 0;
     out->lo = theta - h;
@@ -522,11 +576,11 @@ static double theta_unpaired(const AuEstimate *a, const AuEstimate *b, double *v
 }
 
 void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
-                      double alpha, double mixture, AuCompare *out)
+                      double alpha, double mixture, double mixture_max, AuCompare *out)
 {
     double v, theta = theta_unpaired(a, b, &v);
     if (test != AU_TEST_PAPER) {
-        mixture_interval(theta, v, alpha, mixture, out);
+        mixture_interval(theta, v, alpha, mixture, mixture_max, out);
         return;
     }
     double se = sqrt(a->var_mean + b->var_mean);
@@ -580,14 +634,14 @@ static void compare(const AuStats *st, AuTest test, const AuEstimate *e, int a, 
         alpha /= st->nvariants - 1;
     double theta, v;
     if (test == AU_TEST_PAPER && !st->cfg.oracle) {
-        au_stats_compare(&e[a], &e[b], test, alpha, st->cfg.mixture, out);
+        au_stats_compare(&e[a], &e[b], test, alpha, st->cfg.mixture, st->cfg.mixture_max, out);
     } else {
         if (!theta_paired(st, a, b, &theta, &v))
             theta = theta_unpaired(&e[a], &e[b], &v);
         if (st->cfg.oracle)
             fixed_interval(theta, v, alpha, out);
         else
-            mixture_interval(theta, v, alpha, st->cfg.mixture, out);
+            mixture_interval(theta, v, alpha, st->cfg.mixture, st->cfg.mixture_max, out);
     }
     if (test == AU_TEST_SEQUENTIAL || st->cfg.oracle) {
         /* confidence of the corrected test: 1 − (N−1)·p */
@@ -634,13 +688,14 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
     n_end = fmin(n_end, at_wall_budget(cfg, n, elapsed));
     if (!isfinite(n_end) || n_end <= (double)n || (double)n < n_end / 10)
         return false;
-    double h_end = mixture_halfwidth(c->v * (double)n / n_end, alpha, cfg->mixture);
+    double h_end = mixture_halfwidth(c->v * (double)n / n_end, alpha, cfg->mixture, cfg->mixture_max);
     double best_case = fmax(log1p(cfg->equivalence), fabs(c->theta) - log1p(cfg->min_effect));
     return h_end > cfg->futility * best_case;
 }
 
-/* Sampling time (seconds) until the first look at which c (the runner-up
- * against the best) decides, were θ̂ to stay and v to shrink as 1/n with
+/* au_stats_to_decide: sampling time (seconds) until the first look at
+ * which the look's least conclusive comparison (the runner-up against the
+ * best) decides, were θ̂ to stay and v to shrink as 1/n with
  * the samples coming at their rate so far (n in `elapsed`).  A winner
  * needs the half-width below |θ̂| − ln(1 + min_effect); no-difference
  * below ln(1 + equivalence) − |θ̂|, or below |θ̂| when the default is the
@@ -648,19 +703,22 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
  * bakeoff thread gives a bakeoff that decides within its next turns
  * those turns (audit.extend); nothing here decides.  INFINITY when no
  * look within 10⁴ times the samples so far would. */
-static double to_decide(const AuConfig *cfg, const AuCompare *c, double alpha, bool default_best,
-                        uint64_t n, uint64_t need, double elapsed)
+double au_stats_to_decide(const AuConfig *cfg, const AuResult *r)
 {
-    if (!(c->v > 0) || n == 0 || !(elapsed > 0))
+    const AuForesight *f = &r->foresight;
+    double v = f->v, alpha = f->alpha, elapsed = f->elapsed;
+    uint64_t n = f->n, need = f->need;
+    bool default_best = f->default_best;
+    if (!(v > 0) || n == 0 || !(elapsed > 0))
         return INFINITY;
-    double th = fabs(c->theta);
+    double th = fabs(f->theta);
     double h = fmax(th - log1p(cfg->min_effect), log1p(cfg->equivalence) - th);
     if (default_best)
         h = fmax(h, th);
     if (!(h > 0))
         return INFINITY;
     double lo = fmax((double)n, (double)need), hi = lo;
-    while (mixture_halfwidth(c->v * (double)n / hi, alpha, cfg->mixture) > h) {
+    while (mixture_halfwidth(v * (double)n / hi, alpha, cfg->mixture, cfg->mixture_max) > h) {
         lo = hi;
         hi *= 2;
         if (hi > 1e4 * (double)n)
@@ -668,7 +726,7 @@ static double to_decide(const AuConfig *cfg, const AuCompare *c, double alpha, b
     }
     for (int i = 0; i < 30 && hi - lo > 1; i++) {   /* the half-width falls with the samples */
         double mid = 0.5 * (lo + hi);
-        if (mixture_halfwidth(c->v * (double)n / mid, alpha, cfg->mixture) > h)
+        if (mixture_halfwidth(v * (double)n / mid, alpha, cfg->mixture, cfg->mixture_max) > h)
             lo = mid;
         else
             hi = mid;
@@ -769,7 +827,6 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     out->test = test;
     out->nvariants = n;
     out->best = out->runner_up = -1;
-    out->to_decide = INFINITY;
     uint64_t nmin = UINT64_MAX, wmin = UINT64_MAX;
     for (int k = 0; k < n; k++) {
         au_stats_estimate(st, k, &e[k]);
@@ -841,7 +898,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         }
     }
     if (seq && out->runner_up >= 0)
-        out->to_decide = to_decide(cfg, &least, cfg->alpha / (n - 1), b == 0, nmin, need, elapsed);
+        out->foresight = (AuForesight){least.theta, least.v, cfg->alpha / (n - 1), elapsed, nmin, need, b == 0};
     if (nmin < need || wmin < MIN_WINDOWS) {
         if (wall || (spent && !cfg->oracle) || out->futile)
             out->outcome = AU_TIMEOUT;

@@ -341,6 +341,10 @@ check audit-extend-field 0 '"extended":0' -- sh -c "$TURNS --stats=$D/turns.json
 check audit-extend-range 2 "tunable 'audit.extend' must be in 0..1000 (turns), got 1001" -- \
     $T --audit=aa -X audit.extend=1001 run "$D/ok.tla"
 check help-audit-extend 0 "audit.extend" -- $T --help
+# the sequential test's mixture scales (audit.mixture .. audit.mixture_max)
+check audit-mixture-max-range 2 "tunable 'audit.mixture_max' must be in 0..100000 (basis points), got 100001" -- \
+    $T --audit=aa -X audit.mixture_max=100001 run "$D/ok.tla"
+check help-audit-mixture-max 0 "audit.mixture_max" -- $T --help
 
 # variants of the same IR options share one IR, built once from one read
 # of the profile (jit/bakeoff.c, ir_options_same): aa's two variants one, inline's
