@@ -157,6 +157,7 @@ enum {
 #define RATE_PERIOD 0.5
 
 typedef struct MethodState {
+    bool excluded;         /* not in audit.methods: never audited */
     bool seen;             /* compiled code seen; calls count from base */
     bool busy;             /* one of its bakeoffs compiles or samples */
     uint64_t base;
@@ -263,7 +264,48 @@ static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
 
 static bool auditable(const AuAuditor *au, const VmMethod *m)
 {
-    return m->module == au->vm->module && !(m->flags & VM_M_ABSTRACT) && m->code && m->ncode > 0;
+    return m->module == au->vm->module && !(m->flags & VM_M_ABSTRACT) && m->code && m->ncode > 0 &&
+           !au->ms[m->index].excluded;
+}
+
+/* audit.methods: the methods of mod named in list (comma separated),
+ * each made not excluded in ms when ms is given.  A name the program
+ * lacks is an error: a misspelt one would silently audit nothing. */
+static bool name_methods(const VmModule *mod, const char *list, MethodState *ms, VmError *err)
+{
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (uint32_t i = 0; i < mod->nmethods; i++) {
+            const char *name = mod->methods[i].name;
+            if (name && strlen(name) == len && memcmp(name, p, len) == 0) {
+                if (ms)
+                    ms[i].excluded = false;
+                found = true;
+            }
+        }
+        if (!found)
+            return vm_fail(err, "tunable 'audit.methods': the program has no method '%.*s' (names as --stats prints them: Class.method)",
+                           (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+bool au_check_methods(const VmModule *mod, const char *list, VmError *err)
+{
+    return !list || name_methods(mod, list, NULL, err);
+}
+
+/* Every method but those audit.methods names is excluded (none when it
+ * is empty). */
+static bool select_methods(AuAuditor *au, const char *list, VmError *err)
+{
+    if (!list || !list[0])
+        return true;
+    for (uint32_t i = 0; i < au->nmethods; i++)
+        au->ms[i].excluded = true;
+    return name_methods(au->vm->module, list, au->ms, err);
 }
 
 /* Under mu: a new QUEUED record for (m, c). */
@@ -1067,11 +1109,14 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, VmError *err)
     au->nmethods = vm->module->nmethods;
     au->ms = calloc(au->nmethods ? au->nmethods : 1, sizeof *au->ms);
     au->an = au_analysis_new(&au->cfg, decide, au);
-    if (!au->ms || !au->an) {
+    bool ok = au->ms && au->an;
+    if (!ok)
+        vm_fail(err, "audit: out of memory");
+    if (!ok || !select_methods(au, tun->audit_methods, err)) {
         au_analysis_free(au->an);
         free(au->ms);
         free(au);
-        return vm_fail(err, "audit: out of memory"), NULL;
+        return NULL;
     }
     pthread_mutex_init(&au->mu, NULL);
     pthread_condattr_t ca;

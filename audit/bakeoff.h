@@ -156,6 +156,10 @@ int au_client_variants(AuClient c, const struct VmTunables *tun, AuVariantSpec o
 /* Checks every audit.* tunable the lifecycle and the clients use (the
  * command's usage check, before anything runs). */
 bool au_check_tunables(const struct VmTunables *tun, struct VmError *err);
+/* Whether every name in list (audit.methods: comma separated) is a
+ * method of mod; checked before the run, whatever the tier. */
+struct VmModule;
+bool au_check_methods(const struct VmModule *mod, const char *list, struct VmError *err);
 void au_clients_help(FILE *out);
 
 /* ---- the lifecycle (audit/bakeoff.c) ---------------------------------------

@@ -341,6 +341,15 @@ check audit-extend-field 0 '"extended":0' -- sh -c "$TURNS --stats=$D/turns.json
 check audit-extend-range 2 "tunable 'audit.extend' must be in 0..1000 (turns), got 1001" -- \
     $T --audit=aa -X audit.extend=1001 run "$D/ok.tla"
 check help-audit-extend 0 "audit.extend" -- $T --help
+# audit.methods: only the named methods get bakeoffs; a name the program
+# lacks is an error on every tier
+check audit-methods-only 0 "f=0 g=1" -- \
+    sh -c "out=\$($TURNS -X audit.methods=g --log=audit run $D/turns.tl 2>&1 >/dev/null); echo f=\$(echo \"\$out\" | grep -c 'queued #[0-9]* f ') g=\$(echo \"\$out\" | grep -c 'queued #[0-9]* g ')"
+check audit-methods-unknown 2 "tunable 'audit.methods': the program has no method 'h'" -- \
+    $TURNS -X audit.methods=g,h run "$D/turns.tl"
+check audit-methods-unknown-jit-off 2 "tunable 'audit.methods': the program has no method 'h'" -- \
+    $T --jit=off --audit=aa -X audit.methods=h run "$D/turns.tl"
+check help-audit-methods 0 "audit.methods" -- $T --help
 # the sequential test's mixture scales (audit.mixture .. audit.mixture_max)
 check audit-mixture-max-range 2 "tunable 'audit.mixture_max' must be in 0..100000 (basis points), got 100001" -- \
     $T --audit=aa -X audit.mixture_max=100001 run "$D/ok.tla"

@@ -184,6 +184,10 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         vm_module_free(m);
         return EXIT_USAGE;
     }
+    if (o->tun.audit_clients && o->tun.audit_clients[0] && !au_check_methods(m, o->tun.audit_methods, &aerr)) {
+        vm_module_free(m);
+        return fail_usage("%s", aerr.msg, NULL);
+    }
     /* Interpreted frames use no C stack: without compiled code the program
      * stays on the main thread, sparing every collection a thread to stop
      * (about 15% of allocation-heavy runs); vm.cstack is for compiled code. */

@@ -88,20 +88,28 @@ typedef struct SimOut {
  * as the dispatch policy's alternating bursts give them. */
 static double drift;
 
+/* The start of every simulated bakeoff: the draw table, a seeded
+ * generator, statistics for n variants (false, the test failed, if not). */
+static bool sim_start(AuStats *st, AuRng *r, const AuConfig *cfg, int n, uint64_t seed)
+{
+    init_neglog();
+    au_rng_seed(r, seed);
+    if (au_stats_init(st, n, cfg))
+        return true;
+    test_fail(__FILE__, __LINE__, "au_stats_init failed");
+    return false;
+}
+
 /* One online bakeoff of n variants: every simulated 10 ms each variant
  * gets 500–1500 samples, then one look.  The sequential test runs until
  * its outcome; the paper test is looked at on the same moments (until the
  * sequential test stops, or until it fires), as if it ran online. */
 static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64_t seed, SimOut *out)
 {
-    init_neglog();
     AuRng r;
-    au_rng_seed(&r, seed);
     AuStats st;
-    if (!au_stats_init(&st, n, cfg)) {
-        test_fail(__FILE__, __LINE__, "au_stats_init failed");
+    if (!sim_start(&st, &r, cfg, n, seed))
         return;
-    }
     *out = (SimOut){.outcome = AU_RUNNING, .paper_best = -1};
     AuConfirm confirm = {0};
     bool paper_ready = false, paper_full = getenv("AUDIT_SIM_PAPER_FULL") != NULL;
@@ -763,14 +771,10 @@ TEST(audit_timeouts)
  * (no-difference) before futility may judge. */
 static AuOutcome futility_run(const AuConfig *cfg, AuTest test, uint64_t seed, AuResult *res, int *looks)
 {
-    init_neglog();
     AuRng r;
-    au_rng_seed(&r, seed);
     AuStats st;
-    if (!au_stats_init(&st, 2, cfg)) {
-        test_fail(__FILE__, __LINE__, "au_stats_init failed");
+    if (!sim_start(&st, &r, cfg, 2, seed))
         return AU_RUNNING;
-    }
     AuOutcome o = AU_RUNNING;
     int look;
     for (look = 1; look <= 2000 && o == AU_RUNNING; look++) {
@@ -1219,14 +1223,10 @@ TEST(audit_mixture_scales)
  * outcome; *n gets variant 0's kept samples then. */
 static AuOutcome noisy_run(const AuConfig *cfg, double diff, uint64_t seed, int *install, uint64_t *n)
 {
-    init_neglog();
     AuRng r;
-    au_rng_seed(&r, seed);
     AuStats st;
-    if (!au_stats_init(&st, 2, cfg)) {
-        test_fail(__FILE__, __LINE__, "au_stats_init failed");
+    if (!sim_start(&st, &r, cfg, 2, seed))
         return AU_RUNNING;
-    }
     AuConfirm confirm = {0};
     AuResult res;
     AuOutcome o = AU_RUNNING;
