@@ -11,7 +11,8 @@
  *            a method whose compiled code has run audit.hot_threshold
  *            calls since the auditor first saw it compiled (compiled code
  *            counts m->prof.calls at entry) gets one record per enabled
- *            client that has not audited it: QUEUED, in a FIFO.  With
+ *            client that has not audited it: QUEUED, in a FIFO (with
+ *            audit.methods, only the methods it names).  With
  *            audit.hot_threshold 0 the JIT's install hook queues and
  *            starts them as soon as the method's code is installed, on
  *            the compiling thread (with --jit=sync/eager the program's).
