@@ -515,13 +515,12 @@ static double scale_halfwidth(double v, double a, double t2)
     return sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(a)));
 }
 
-/* The half-width of the mixture interval at variance v.  Λ grows with
+/* The half-width of the interval of the mixture over t2[0..K) at
+ * variance v.  Λ grows with
  * the distance, and lies between the scales' at level α (every Λ_τk
  * below 1/α) and at α/K (one alone reaches K/α): the root is bracketed. */
-static double mixture_halfwidth(double v, double alpha, double tau, double tau_max)
+static double scales_halfwidth(double v, double alpha, int K, const double *t2)
 {
-    double t2[AU_MAX_SCALES];
-    int K = mixture_scales(tau, tau_max, t2);
     double lo = INFINITY, hi = INFINITY;
     for (int k = 0; k < K; k++) {
         lo = fmin(lo, scale_halfwidth(v, alpha, t2[k]));
@@ -540,13 +539,21 @@ static double mixture_halfwidth(double v, double alpha, double tau, double tau_m
     return 0.5 * (lo + hi);
 }
 
+/* The same over audit.mixture .. audit.mixture_max. */
+static double mixture_halfwidth(double v, double alpha, double tau, double tau_max)
+{
+    double t2[AU_MAX_SCALES];
+    int K = mixture_scales(tau, tau_max, t2);
+    return scales_halfwidth(v, alpha, K, t2);
+}
+
 /* The mixture interval of θ from θ̂ and v (sequential test). */
 static void mixture_interval(double theta, double v, double alpha, double tau, double tau_max, AuCompare *out)
 {
     double t2[AU_MAX_SCALES];
     int K = mixture_scales(tau, tau_max, t2);
     double lnlr = mixture_lnlr(fabs(theta), v, K, t2);
-    double h = mixture_halfwidth(v, alpha, tau, tau_max);
+    double h = scales_halfwidth(v, alpha, K, t2);
     out->theta = theta;
     out->confidence = lnlr > 0 ? -expm1(-lnlr) : 0;
     out->lo = theta - h;
