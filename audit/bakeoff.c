@@ -18,10 +18,12 @@
  *            the compiling thread (with --jit=sync/eager the program's).
  *   start    at most audit.concurrent bakeoffs compile or sample at once;
  *            of the waiting ones whose method is not busy (one bakeoff
- *            per method at a time), the one with the fewest turns starts
- *            next, the least recently run first (never run: one READY
- *            first, then the most called through its entry lately), with
- *            a free policy slot.
+ *            per method at a time), those whose method is called now
+ *            before the idle ones (idle()), then the one with the fewest
+ *            turns starts next (never run: one READY first, then the most
+ *            called through its entry lately; paused: the one foreseeing
+ *            its decision soonest, then the least recently run), with a
+ *            free policy slot (before()).
  *   ahead    while every slot samples, the next one that never ran is
  *            probed and compiled now, for a spare policy slot it holds,
  *            and waits READY; it starts in the first slot that frees,
@@ -40,7 +42,7 @@
  *            then one entry store (a compare-and-swap against the code
  *            the auditor found) installs the dispatcher: SAMPLING.
  *   turns    a bakeoff still sampling after audit.quantum_ms of its turn,
- *            while a waiting one has had no more turns, is PAUSED: the
+ *            while a waiting one has had no more turns (yields()), is PAUSED: the
  *            old code back, its samples kept, its clock stopped
  *            (au_analysis_pause).  Its next turn reinstalls the same
  *            dispatcher, nothing recompiled, on the same policy slot (the
@@ -131,6 +133,7 @@ typedef struct Bake {
     double last_ran;       /* since(): its last turn ended; 0 = never ran */
     double sampled;        /* seconds of the turns before the current one */
     int extra;             /* turns the current one was extended by (audit.extend) */
+    double foreseen;       /* when paused: sampling seconds to its decision (au_stats_to_decide) */
     bool ahead;            /* compiling or READY ahead (audit.ahead): holds its slot, not counted in running */
 } Bake;
 
@@ -166,6 +169,7 @@ typedef struct MethodState {
     uint64_t mark;         /* calls at mark_t */
     double mark_t;         /* since(): when rate was last measured */
     double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
+    bool rated;            /* rate is from a whole RATE_PERIOD */
     /* the bakeoff thread's alone (probed_cheap), not under mu: */
     AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
     double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
@@ -366,6 +370,7 @@ static void scan(AuAuditor *au)
         }
         if (now - s->mark_t >= RATE_PERIOD) {
             s->rate = (double)(calls - s->mark) / (now - s->mark_t);
+            s->rated = true;
             s->mark = calls;
             s->mark_t = now;
         }
@@ -460,20 +465,43 @@ static bool startable(const AuAuditor *au, const Bake *c, const Bake *freed)
     return !(au->slots & 1u << c->d->slot) || (freed && freed->slot == (int)c->d->slot);
 }
 
-/* Under mu: whether c goes before best: fewest turns first; of those
- * never run, the one compiled ahead (it was chosen by this order when it
- * began to compile), then the most called through its entry lately (its samples come
- * fastest: a method-level test needs min_samples timed calls, and a
- * method not called now would only sit in its slot until drop_idle),
- * then the oldest; of those paused, the least recently run (round robin). */
+/* Under mu: whether c's method is, lately, called through its entry too
+ * rarely for a turn to get samples: at RARE_MARGIN times the rate of the
+ * last RATE_PERIOD, futile by rate (au_rate_futile, the probe's verdict
+ * "rarely called").  Its phase of the program is over, or its callers
+ * inlined it.  Such a record, started, holds the slot for a turn without
+ * a timed call (drop_idle), or, never run, is probed and ends FAILED for
+ * good: in Havlak runs three times the usual size, 5-6 s of 27-34 s of
+ * sampling went to turns without a sample, and methods of a phase that
+ * comes back every iteration were failed as "not called". */
+static bool idle(const AuAuditor *au, const Bake *c)
+{
+    const MethodState *s = &au->ms[c->m->index];
+    return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
+}
+
+/* Under mu: whether c goes before best: one whose method is called now
+ * before an idle one (idle()); then fewest turns first; of those never
+ * run, the one compiled ahead (it was chosen by this order when it began
+ * to compile), then the most called through its entry lately (its
+ * samples come fastest: a method-level test needs min_samples timed
+ * calls), then the oldest; of those paused, the one foreseeing its
+ * decision soonest (Bake.foreseen: shortest job first gets the most
+ * decisions out of the slot's time), then the least recently run (round
+ * robin among those foreseeing none). */
 static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
 {
+    bool ci = idle(au, c), bi = idle(au, best);
+    if (ci != bi)
+        return bi;
     if (c->rec.turns != best->rec.turns)
         return c->rec.turns < best->rec.turns;
     if (c->rec.turns == 0 && (c->rec.phase == AU_PHASE_READY) != (best->rec.phase == AU_PHASE_READY))
         return c->rec.phase == AU_PHASE_READY;
     if (c->rec.turns == 0)
         return au->ms[c->m->index].rate > au->ms[best->m->index].rate;
+    if (c->foreseen != best->foreseen)
+        return c->foreseen < best->foreseen;
     return c->last_ran < best->last_ran;
 }
 
@@ -916,6 +944,18 @@ static bool extend(AuAuditor *au, Bake *b)
     return true;
 }
 
+/* Under mu: whether sampling b, its turn over, gives its slot to c, the
+ * waiting record next_waiting() would start: c's method is called now
+ * and b's is not (idle()), or neither or both are and c has had no more
+ * turns than b. */
+static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
+{
+    bool bi = idle(au, b), ci = idle(au, c);
+    if (bi != ci)
+        return bi;
+    return c->rec.turns <= b->rec.turns;
+}
+
 /* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has
  * sampled a whole turn while a waiting one could take its place and has
  * had no more turns, unless it foresees its decision within its extra
@@ -935,7 +975,7 @@ static void rotate(AuAuditor *au)
             b->rec.result.confirming)
             continue;
         Bake *c = next_waiting(au, b);
-        if (!c || c->rec.turns > b->rec.turns)
+        if (!c || !yields(au, b, c))
             continue;
         if (extend(au, b))
             continue;
@@ -944,6 +984,7 @@ static void rotate(AuAuditor *au)
             continue;
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         au_analysis_result(au->an, b->aid, &b->rec.result);
+        b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
         end_turn(au, b);
         b->rec.phase = AU_PHASE_PAUSED;
         release(au, b);

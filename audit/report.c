@@ -421,6 +421,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
     case AU_EV_RESUMED:
         add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
         add_samples(&l, res, n);
+        if (ev == AU_EV_PAUSED && isfinite(res->to_decide))   /* the queue's order among paused ones */
+            add(&l, " decides_in=%.3fs", res->to_decide);
         break;
     case AU_EV_DECIDED:
     case AU_EV_CANCELLED: {

@@ -628,6 +628,97 @@ TEST(audit_bakeoff_turns)
     env_free(&e);
 }
 
+/* Among paused records the one foreseeing its decision soonest resumes
+ * first (Bake.foreseen: au_stats_to_decide when it was paused), not the
+ * least recently run: work (2% apart: far from a decision) was paused
+ * before twice (10% apart: 65 samples from audit.min_samples); when tree's
+ * turn is over, twice resumes. */
+TEST(audit_bakeoff_foreseen_first)
+{
+    static const char *const set[] = {
+        "audit.clients=aa",     "audit.quantum_ms=50", "audit.min_samples=200", "audit.trim_window=10",
+        "audit.trim_drop=1",    "audit.confirm=0",     "audit.timeout_ms=60000", "audit.ahead=0",
+        "audit.extend=0",       NULL,
+    };
+    Env e;
+    if (!two_hot(&e, set))
+        return;
+    VmMethod *tree = test_method(e.vm, "tree");
+    tree->entry = fake_compiled;
+    au_auditor_poll(e.au);
+    calls(&e, tree, 100);
+    au_auditor_poll(e.au);
+    AuAnalysis *an = au_auditor_analysis(e.au);
+    AuBakeoffRecord r[4];
+    CHECK_INT(records(&e, r, 4), 3);
+    CHECK_STR(r[0].method, "work");
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 1020}, 150);
+    au_analysis_step(an, au_now());
+    usleep(60000);
+    au_auditor_poll(e.au);   /* work paused, twice starts */
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK_STR(r[1].method, "twice");
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    feed(stub.tab[1]->bakeoff, (double[2]){1000, 900}, 150);
+    au_analysis_step(an, au_now());
+    usleep(60000);
+    au_auditor_poll(e.au);   /* twice paused, tree starts */
+    records(&e, r, 4);
+    CHECK_INT(r[1].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[2].phase, AU_PHASE_SAMPLING);
+    usleep(60000);
+    au_auditor_poll(e.au);   /* tree paused; twice, paused after work, goes first */
+    records(&e, r, 4);
+    CHECK_INT(r[2].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].turns, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[0].turns, 1);
+    env_free(&e);
+}
+
+/* A waiting record whose method is, lately, not called through its entry
+ * (idle(): 0 calls over the last 0.5 s) does not take the slot from one
+ * whose method is, even when that one's turn is over and it has had more
+ * turns; once its method is called again, it does. */
+TEST(audit_bakeoff_idle_waits)
+{
+    static const char *const set[] = {
+        "audit.clients=aa", "audit.quantum_ms=700", "audit.min_samples=2000", "audit.trim_window=10",
+        "audit.trim_drop=1", "audit.confirm=0",     "audit.timeout_ms=60000", NULL,
+    };
+    Env e;
+    if (!two_hot(&e, set))
+        return;
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    AuBakeoffRecord r[4];
+    CHECK_INT(records(&e, r, 4), 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);   /* work */
+    CHECK_INT(r[1].phase, AU_PHASE_READY);      /* twice, compiled ahead */
+    /* samples, so that drop_idle leaves work alone */
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 1000}, 100);
+    au_analysis_step(au_auditor_analysis(e.au), au_now());
+    usleep(520000);   /* a rate window: twice's 100 calls, work's million */
+    work->prof.calls += 1000000;
+    au_auditor_poll(e.au);
+    usleep(520000);   /* the next: twice not called, work's turn over */
+    work->prof.calls += 1000000;
+    au_auditor_poll(e.au);
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].phase, AU_PHASE_READY);
+    twice->prof.calls += 1000000;   /* twice called again */
+    usleep(520000);
+    work->prof.calls += 1000000;
+    au_auditor_poll(e.au);
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    env_free(&e);
+}
+
 /* audit.extend: a bakeoff whose turn is over keeps its slot, one turn at
  * a time, while it foresees a decision within the extra turns it has
  * left (1,000 samples of 1,000 kept 900: 100 to go, about a tenth of its
