@@ -414,6 +414,8 @@ if diff -u tests/audit-eval/expected.txt "$D/eval.out" >"$D/eval.diff"; then
 else
     echo "FAIL audit-eval-from: $(head -c 400 "$D/eval.diff")"
 fi
+check audit-eval-runs-none 2 "runs nothing" -- bash bench/audit-eval --runs=0 --no-oracle Fake
+check audit-eval-runs-bad 2 "runs must be a number" -- bash bench/audit-eval --runs=-1 Fake
 
 # With auditing: bakeoffs[] in the stats file (one per line, valid JSON)
 # and one --log=audit line per event, ids matching
