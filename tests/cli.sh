@@ -416,6 +416,11 @@ else
 fi
 check audit-eval-runs-none 2 "runs nothing" -- bash bench/audit-eval --runs=0 --no-oracle Fake
 check audit-eval-runs-bad 2 "runs must be a number" -- bash bench/audit-eval --runs=-1 Fake
+# H.few's one oracle estimate (180 samples a variant) is the truth only
+# when --oracle-min lets it be
+check audit-eval-oracle-min 0 "true difference >= 5%: 9 bakeoffs, 5 decided" -- \
+    bash bench/audit-eval --from=tests/audit-eval --oracle-min=100
+check audit-eval-oracle-min-bad 2 "oracle-min must be a positive number" -- bash bench/audit-eval --oracle-min=x Fake
 
 # With auditing: bakeoffs[] in the stats file (one per line, valid JSON)
 # and one --log=audit line per event, ids matching
