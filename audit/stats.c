@@ -784,23 +784,42 @@ static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elap
     return at_wall_budget(cfg, n, elapsed) * cfg->futility < (double)need;
 }
 
+/* ln(slowest / fastest) of v's copies with samples: how far placement
+ * alone moved its code's time in this process. */
+static double copy_spread(const AuVariantResult *v)
+{
+    double lo = INFINITY, hi = 0;
+    for (int c = 0; c < AU_MAX_COPIES; c++)
+        if (v->copy_samples[c] && v->copy_mean[c] > 0) {
+            lo = fmin(lo, v->copy_mean[c]);
+            hi = fmax(hi, v->copy_mean[c]);
+        }
+    return hi > lo ? log(hi / lo) : 0;
+}
+
 /* With copies of the variants' code (audit.copies): whether every copy of
- * variant k is slower than every copy of b by more than margin, on their
- * point estimates.  True without copies (a copy without samples).  Why:
- * one copy of a variant's code can run 5-20% slower than the other for
- * where it was loaded alone (A/A: docs/auditing.md, "Copies"), and the
- * pooled means then differ by half of that, which the test on the pooled
- * samples cannot tell from a difference of the code.  A difference of the
- * code shows on every copy.  Only removes decisions: α is unchanged. */
+ * variant k is slower than every copy of b by more than margin, or by more
+ * than the spread between the copies of k or of b where that is larger,
+ * on their point estimates (margin 0: only their order).  True without
+ * copies (a copy without samples).  Why: one copy of a variant's code can
+ * run 5-20% slower than the other for where it was loaded alone (A/A:
+ * docs/auditing.md, "Copies"), and the pooled means then differ by half of that, which the
+ * test on the pooled samples cannot tell from a difference of the code.
+ * A difference of the code shows on every copy, and by more than
+ * placement moved either variant's own copies: DeltaBlue's
+ * EqualityConstraint.execute, -O1 faster by 2-6% in three oracle runs,
+ * had -O2 a winner where -O1's copies read 96.7 and 106.7 cycles and
+ * -O2's 93.6 and 94.0 (docs/audit-measurements.md, "audit.min_cycles
+ * 60").  Only removes decisions: α is unchanged. */
 static bool copies_agree(const AuResult *r, int k, int b, double margin)
 {
     const AuVariantResult *vk = &r->v[k], *vb = &r->v[b];
     if (!vk->copy_samples[1] || !vb->copy_samples[1])
         return true;
+    double need = margin > 0 ? fmax(log1p(margin), fmax(copy_spread(vk), copy_spread(vb))) : 0;
     for (int c = 0; c < AU_MAX_COPIES; c++)
         for (int d = 0; d < AU_MAX_COPIES; d++)
-            if (vk->copy_samples[c] && vb->copy_samples[d] &&
-                !(log(vk->copy_mean[c] / vb->copy_mean[d]) > log1p(margin)))
+            if (vk->copy_samples[c] && vb->copy_samples[d] && !(log(vk->copy_mean[c] / vb->copy_mean[d]) > need))
                 return false;
     return true;
 }
@@ -813,7 +832,8 @@ static bool copies_agree(const AuResult *r, int k, int b, double margin)
  *   2% on the machines measured (docs/auditing.md): a smaller difference
  *   says nothing about the variants' code;
  *   With audit.copies, online: also on every pairing of b's copies with
- *   k's, by more than copy_margin (copies_agree);
+ *   k's, by more than copy_margin and than either one's copies differ
+ *   (copies_agree);
  * - no-difference (sequential and oracle only): the default (variant 0) is
  *   not shown slower than b, and for every other k the interval of
  *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than

@@ -701,7 +701,8 @@ TEST(audit_copy_means)
 /* The copy rule (audit.copy_margin): variant 1 pooled 10% faster, but
  * one of its copies only 0.5% faster than variant 0's: no winner at a 1%
  * margin, a winner at 0%, and a winner at 1% when both its copies are
- * faster by more than that.  Without copy samples the rule is silent. */
+ * faster by more than that.  Without copy samples the rule is silent.
+ * The margin grows to the spread between one variant's own copies. */
 static AuOutcome copies_look(double a0, double a1, double b0, double b1, double margin, int copies)
 {
     AuConfig cfg = default_config();
@@ -727,10 +728,17 @@ TEST(audit_copy_rule)
 {
     CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0.01, 2), AU_RUNNING);
     CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0, 2), AU_WINNER);
-    CHECK_INT(copies_look(1, 1, 0.85, 0.95, 0.01, 2), AU_WINNER);
+    CHECK_INT(copies_look(1, 1, 0.89, 0.91, 0.01, 2), AU_WINNER);
+    /* faster on every pairing by 5%, but its own copies 12% apart */
+    CHECK_INT(copies_look(1, 1, 0.85, 0.95, 0.01, 2), AU_RUNNING);
     /* a copy of the slower variant as fast as the winner's */
     CHECK_INT(copies_look(0.89, 1, 0.90, 0.90, 0.01, 2), AU_RUNNING);
     CHECK_INT(copies_look(1, 1, 0.90, 0.90, 0.01, 1), AU_WINNER);
+    /* every pairing 6.5% apart, but variant 0's own copies 10%: placement
+     * moved it more than the variants differ */
+    CHECK_INT(copies_look(1, 1.10, 0.93, 0.935, 0.02, 2), AU_RUNNING);
+    CHECK_INT(copies_look(1, 1.01, 0.93, 0.935, 0.02, 2), AU_WINNER);
+    CHECK_INT(copies_look(1, 1.03, 0.93, 0.935, 0.02, 2), AU_WINNER);
 }
 
 /* Budgets: samples, wall time, and a bakeoff that never got samples. */
