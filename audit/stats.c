@@ -803,8 +803,9 @@ static double copy_spread(const AuVariantResult *v)
  * on their point estimates (margin 0: only their order).  True without
  * copies (a copy without samples).  Why: one copy of a variant's code can
  * run 5-20% slower than the other for where it was loaded alone (A/A:
- * docs/auditing.md, "Copies"), and the pooled means then differ by half of that, which the
- * test on the pooled samples cannot tell from a difference of the code.
+ * docs/auditing.md, "Copies"), and the pooled means then differ by half
+ * of that, which the test on the pooled samples cannot tell from a
+ * difference of the code.
  * A difference of the code shows on every copy, and by more than
  * placement moved either variant's own copies: DeltaBlue's
  * EqualityConstraint.execute, -O1 faster by 2-6% in three oracle runs,
