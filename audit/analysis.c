@@ -14,6 +14,12 @@
  * with time only — the sequential test's
  * guarantee does not depend on it anyway.
  *
+ * With audit.verify (research), a bakeoff that decides is not retired:
+ * the decision is kept (AuResult.online) and it samples on from fresh
+ * sums as the oracle would (verify()), so that its final result is the
+ * same code's truth in the same process, on samples the decision did not
+ * see.
+ *
  * A paused bakeoff (au_analysis_pause: the auditor gave its slot to
  * another for a turn, audit.quantum_ms) is neither tested nor counted as
  * elapsed until it resumes; the sequential test's guarantee holds at any
@@ -49,6 +55,7 @@ typedef struct Bakeoff {
     double paused;             /* when its turn ended (au_analysis_pause), 0 = sampling */
     AuStats st;
     AuConfirm confirm;         /* a winner waiting for audit.confirm */
+    AuOnline online;           /* audit.verify: its decision; outcome ≠ RUNNING once verifying */
 } Bakeoff;
 
 /* Rounds after which a bakeoff that received nothing is tested anyway.
@@ -281,6 +288,44 @@ bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now)
     return i >= 0;
 }
 
+/* Lock held: one look at b — the test, then its confirmation on c (the
+ * bakeoff's own, or a copy for a look that must not step it); verifying,
+ * the oracle's look at the samples after the decision, which rides along. */
+static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, double elapsed, AuResult *out)
+{
+    AuOutcome o = au_stats_test(&b->st, a->cfg.test, elapsed, out);
+    if (b->online.outcome != AU_RUNNING)
+        out->online = b->online;
+    else
+        o = au_stats_confirm(c, &a->cfg, a->cfg.test, elapsed, out);
+    out->sample_every = b->every;
+    return o;
+}
+
+/* Lock held: audit.verify.  b's online test decided r; instead of ending,
+ * b samples on from fresh sums as the oracle does (one look at
+ * audit.max_samples a variant, no wall-time budget), so that its final
+ * estimate is independent of the samples that decided and measures the
+ * same code in the same process.  False (no memory): b ends as decided. */
+static bool verify(const AuAnalysis *a, Bakeoff *b, const AuResult *r, double elapsed)
+{
+    AuConfig cfg = a->cfg;
+    cfg.oracle = true;
+    cfg.verify = false;
+    cfg.timeout = 0;
+    AuStats fresh;
+    if (!au_stats_init(&fresh, b->st.nvariants, &cfg))
+        return false;
+    uint64_t n = UINT64_MAX;
+    for (int k = 0; k < r->nvariants; k++)
+        if (r->v[k].samples < n)
+            n = r->v[k].samples;
+    b->online = (AuOnline){r->outcome, r->install, r->rel, r->rel_lo, r->rel_hi, elapsed, n};
+    au_stats_free(&b->st);
+    b->st = fresh;
+    return true;
+}
+
 bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
 {
     pthread_mutex_lock(&a->lock);
@@ -289,9 +334,7 @@ bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
         Bakeoff *b = a->bakeoffs[i];
         double elapsed = (b->paused > 0 ? b->paused : au_now()) - b->start;
         AuConfirm c = b->confirm;   /* a look, not a step: the state stays */
-        au_stats_test(&b->st, a->cfg.test, elapsed, out);
-        au_stats_confirm(&c, &a->cfg, a->cfg.test, elapsed, out);
-        out->sample_every = b->every;
+        look(a, b, &c, elapsed, out);
     }
     pthread_mutex_unlock(&a->lock);
     return i >= 0;
@@ -420,14 +463,20 @@ void au_analysis_step(AuAnalysis *a, double now)
         b->tested = now;
         b->judged |= judge;
         Done *d = &done[ndone];
-        au_stats_test(&b->st, a->cfg.test, elapsed, &d->r);
-        AuOutcome o = au_stats_confirm(&b->confirm, &a->cfg, a->cfg.test, elapsed, &d->r);
+        bool verifying = b->online.outcome != AU_RUNNING;
+        AuOutcome o = look(a, b, &b->confirm, elapsed, &d->r);
         uint64_t timed = au_result_timed_calls(&d->r);
+        if (timed < b->timed)   /* verify() began fresh sums */
+            b->timed = 0;
         b->calls += (double)(timed - b->timed) * b->every;
         b->timed = timed;
         b->every = sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, hz);
         d->r.sample_every = b->every;
-        if (o == AU_RUNNING && !too_cheap(&a->cfg, &d->r)) {
+        bool decided = o == AU_WINNER || o == AU_NO_DIFFERENCE;
+        /* one too cheap to time ends at its decision as it would (bakeoff.c) */
+        if (a->cfg.verify && !verifying && decided && !too_cheap(&a->cfg, &d->r) && verify(a, b, &d->r, elapsed))
+            o = AU_RUNNING;
+        if (o == AU_RUNNING && (verifying || !too_cheap(&a->cfg, &d->r))) {
             i++;
             continue;
         }

@@ -109,6 +109,7 @@ typedef struct AuConfig {
     uint64_t seed;            /* policy randomness; 0 = from the clock */
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
     bool oracle;              /* no early stop: one test at max_samples */
+    bool verify;              /* audit.verify: after a decision, sample on as the oracle */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
     double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
@@ -273,6 +274,18 @@ typedef struct AuForesight {
     bool default_best;         /* the default has the lowest mean */
 } AuForesight;
 
+/* audit.verify: the online test's decision, after which the bakeoff
+ * sampled on from fresh sums as the oracle (analysis.c).  The estimate
+ * of those later samples is the same code's truth in the same process;
+ * an oracle run's is another process's, whose code may differ. */
+typedef struct AuOnline {
+    AuOutcome outcome;         /* AU_RUNNING: no decision yet (or not verifying) */
+    int install;               /* the variant it would have installed */
+    double rel, rel_lo, rel_hi; /* its headline difference (AuResult.rel) */
+    double elapsed;            /* sampling seconds at the decision */
+    uint64_t samples;          /* the fewest kept samples of a variant then */
+} AuOnline;
+
 typedef struct AuResult {
     AuOutcome outcome;
     AuTest test;
@@ -288,6 +301,7 @@ typedef struct AuResult {
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
+    AuOnline online;           /* audit.verify: the decision this result's samples came after */
     AuVariantResult v[AU_MAX_VARIANTS];
 } AuResult;
 

@@ -58,6 +58,8 @@
  *            result, one store installs the chosen variant's clean code
  *            (winner, or variant 0 on no-difference and timeout): DONE.
  *            The method is never audited again by that client.
+ *            (audit.verify: the analysis keeps the online decision and
+ *            samples on as the oracle; what it reports here is that look.)
  *   cheap    a bakeoff whose fastest variant's timed call is below
  *            audit.min_cycles (the timer would dominate) ends FAILED with
  *            the old code back, after AU_CHEAP_SAMPLES samples a variant
@@ -386,9 +388,11 @@ static void scan(AuAuditor *au)
     }
 }
 
+/* Timed calls the bakeoff's analysis received; a verifying one's
+ * (audit.verify) count from its decision on, and the decision had some. */
 static uint64_t received(const AuBakeoffRecord *r)
 {
-    uint64_t got = 0;
+    uint64_t got = r->result.online.outcome != AU_RUNNING ? r->result.online.samples : 0;
     for (int k = 0; k < r->result.nvariants && k < AU_MAX_VARIANTS; k++)
         got += r->result.v[k].received;
     return got;

@@ -34,6 +34,10 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
                        (long long)tun->audit_trim_window, (long long)tun->audit_trim_drop);
     if (tun->audit_oracle && tun->audit_max_samples < 2)
         return vm_fail(err, "tunable 'audit.oracle' needs audit.max_samples ≥ 2");
+    if (tun->audit_verify && tun->audit_oracle)
+        return vm_fail(err, "tunable 'audit.verify' samples on after the online test's decision; audit.oracle makes none: give one of them");
+    if (tun->audit_verify && tun->audit_max_samples < 2)
+        return vm_fail(err, "tunable 'audit.verify' needs audit.max_samples ≥ 2");
     if (tun->audit_quantum_ms < 0 || tun->audit_quantum_ms > 3600000)
         return vm_fail(err, "tunable 'audit.quantum_ms' must be in 0..3600000, got %lld",
                        (long long)tun->audit_quantum_ms);
@@ -101,6 +105,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .seed = (uint64_t)tun->audit_seed,
         .buffer_slots = (uint32_t)tun->audit_buffer_slots,
         .oracle = tun->audit_oracle != 0,
+        .verify = tun->audit_verify != 0,
         .min_cycles = (double)tun->audit_min_cycles,
         .paired = tun->audit_paired != 0,
         .max_overhead = tun->audit_max_overhead / 10000.0,

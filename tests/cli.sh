@@ -421,6 +421,14 @@ check audit-eval-runs-bad 2 "runs must be a number" -- bash bench/audit-eval --r
 check audit-eval-oracle-min 0 "true difference >= 5%: 9 bakeoffs, 5 decided" -- \
     bash bench/audit-eval --from=tests/audit-eval --oracle-min=100
 check audit-eval-oracle-min-bad 2 "oracle-min must be a positive number" -- bash bench/audit-eval --oracle-min=x Fake
+# --verify's judging: tests/audit-eval/custom's verify runs (README.md)
+check audit-eval-verify 0 "verify custom: 4 winners: 1 correct, 1 wrong, 1 where the interval after includes 0, 1 unjudged" -- \
+    bash bench/audit-eval --from=tests/audit-eval
+check audit-eval-verify-nodiff 0 "verify custom: 2 no-difference: 1 correct, 1 wrong, 0 where it straddles -1%, 0 unjudged" -- \
+    bash bench/audit-eval --from=tests/audit-eval
+check audit-verify-oracle 2 "tunable 'audit.verify' samples on after the online test's decision; audit.oracle makes none" -- \
+    $T --audit=aa -X audit.verify=1 -X audit.oracle=1 run "$D/ok.tla"
+check help-audit-verify 0 "audit.verify" -- $T --help
 
 # With auditing: bakeoffs[] in the stats file (one per line, valid JSON)
 # and one --log=audit line per event, ids matching

@@ -1129,6 +1129,31 @@ TEST(audit_end_to_end_custom_O0_vs_O2)
         CHECK_INT(r.result.v[0].weight, r.result.v[0].samples);   /* not recursive: weight 1 */
 }
 
+/* audit.verify: the online decision (-O2) installs nothing; the bakeoff
+ * samples on through the same dispatcher to audit.max_samples and ends on
+ * the oracle's look at those later samples, which agrees here. */
+TEST(audit_end_to_end_verify)
+{
+    const char *const set[] = {"audit.clients=custom", "audit.custom=-O0;-O2", "audit.min_samples=2000",
+                               "audit.timeout_ms=120000", "audit.verify=1", "audit.max_samples=6000", NULL};
+    Env e;
+    AuBakeoffRecord r;
+    bool decided = env_new(&e, set) && until_decided_on(&e, "work", 200, 120, &r);
+    env_free(&e);
+    if (!decided)
+        return;
+    CHECK_INT(r.result.online.outcome, AU_WINNER);
+    CHECK_INT(r.result.online.install, 1);
+    CHECK(r.result.online.samples >= 2000 && r.result.online.samples < 6000);
+    CHECK(r.result.online.rel < -0.3);
+    CHECK(r.result.online.elapsed > 0 && r.result.online.elapsed <= r.sampled);
+    CHECK_INT(r.result.outcome, AU_WINNER);   /* the look after it */
+    CHECK_INT(r.installed, 1);
+    CHECK(r.result.rel < -0.3);
+    for (int k = 0; k < 2; k++)
+        CHECK(r.result.v[k].samples >= 6000);
+}
+
 /* audit.copies=2: each variant's samples come from both its copies, and
  * each copy runs its own variant's code: -O0 and -O2 differ by more than
  * 30%, a copy of the other variant's code would show as much between a

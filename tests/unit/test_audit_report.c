@@ -158,7 +158,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
-                      "\"duration\":null,\"turns\":0,\"extended\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"failure\":null,\"variants\":[{\"name\":\"default\","
+                      "\"duration\":null,\"turns\":0,\"extended\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
                       "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
@@ -174,7 +174,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
     CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"failure\":null,"
-                      "\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
+                      "\"online\":null,\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
                       "\"warmup_cycles\":5125.5,\"weight\":36000,"
@@ -201,6 +201,29 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
                       "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
+    free(s);
+
+    /* audit.verify: the decision, after which the oracle's look */
+    AuBakeoffRecord v = record(9, AU_PHASE_SAMPLING, AU_RUNNING);
+    v.result.online = (AuOnline){AU_WINNER, 1, -0.08, -0.1, -0.06, 1.5, 12000};
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    au_report_json(f, &v, 1, "");
+    s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK_CONTAINS(s, "\"phase\":\"sampling\",\"outcome\":\"running\",\"winner\":null,");
+    CHECK_CONTAINS(s, "\"failure\":null,\"online\":{\"outcome\":\"winner\",\"winner\":\"inline4x\","
+                      "\"installs\":\"inline4x\",\"relative_difference\":-0.08,"
+                      "\"relative_difference_interval\":[-0.1,-0.06],\"sampled\":1.5,\"samples\":12000},"
+                      "\"variants\":[");
+    free(s);
+    v.result.online.outcome = AU_NO_DIFFERENCE;
+    v.result.online.install = 0;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    au_report_json(f, &v, 1, "");
+    s = take(f, &buf);
+    CHECK_CONTAINS(s, "\"online\":{\"outcome\":\"no-difference\",\"winner\":null,\"installs\":\"default\",");
     free(s);
 
     /* an empty list, and an indent */
@@ -562,6 +585,12 @@ TEST(audit_report_log_lines)
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " outcome=timeout winner=- installed=default ");
     CHECK_CONTAINS(s, " test=sequential futile duration=2.250s\n");
+    free(s);
+    r = record(7, AU_PHASE_DONE, AU_NO_DIFFERENCE);   /* audit.verify: the oracle's look after */
+    r.result.online = (AuOnline){AU_WINNER, 1, -0.08, -0.1, -0.06, 1.5, 12000};
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " outcome=no-difference winner=- installed=default ");
+    CHECK_CONTAINS(s, " online=winner:inline4x@1.500s\n");
     free(s);
     r = record(7, AU_PHASE_SAMPLING, AU_RUNNING);
     s = log_line(2.0, &r, AU_EV_CANCELLED);
