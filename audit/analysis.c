@@ -473,10 +473,11 @@ void au_analysis_step(AuAnalysis *a, double now)
         b->every = sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, hz);
         d->r.sample_every = b->every;
         bool decided = o == AU_WINNER || o == AU_NO_DIFFERENCE;
+        bool cheap = !verifying && too_cheap(&a->cfg, &d->r);   /* judged before the decision only */
         /* one too cheap to time ends at its decision as it would (bakeoff.c) */
-        if (a->cfg.verify && !verifying && decided && !too_cheap(&a->cfg, &d->r) && verify(a, b, &d->r, elapsed))
+        if (a->cfg.verify && !verifying && decided && !cheap && verify(a, b, &d->r, elapsed))
             o = AU_RUNNING;
-        if (o == AU_RUNNING && (verifying || !too_cheap(&a->cfg, &d->r))) {
+        if (o == AU_RUNNING && !cheap) {
             i++;
             continue;
         }
