@@ -61,9 +61,10 @@ typedef struct Bakeoff {
 /* Rounds after which a bakeoff that received nothing is tested anyway.
  * Its samples may have stopped for good (the phase that called its
  * method is over, after a few timed calls): only a test can find its
- * budget futile (au_stats_test: too_slow) before audit.timeout_ms has
- * passed, and meanwhile it holds its slot and the queue waits. */
-enum { STALE_ROUNDS = 100 };
+ * budget futile (au_stats_test: too_slow, from 0.3 s of sampling on)
+ * before audit.timeout_ms has passed, and meanwhile it holds its slot
+ * and the queue waits. */
+enum { STALE_ROUNDS = 10 };
 
 struct AuAnalysis {
     AuConfig cfg;

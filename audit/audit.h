@@ -297,6 +297,8 @@ typedef struct AuResult {
     double rel, rel_lo, rel_hi; /* mean(best) / mean(runner_up) − 1, with interval */
     int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
     bool futile;               /* a timeout before the budget: it could not decide within it */
+    bool placement;            /* futile because a variant's copies are further apart than the
+                                * variants, past doubt (copies_apart in stats.c) */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the

@@ -656,8 +656,8 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
  *   clients' variant 0 is the JIT's own options.
  * - rarely called: the calls through its entry, at RARE_MARGIN times
  *   their rate, would end it as futile by rate (au_rate_futile).  It
- *   would compile, hold the slot for au_rate_judged_from (0.9 s) and end
- *   as a timeout without samples; that time goes to the paused
+ *   would compile, hold the slot for 0.3-0.9 s (stats.c: too_slow) and
+ *   end as a timeout without samples; that time goes to the paused
  *   bakeoffs' next turns.  The probe counts every call through the
  *   entry, nested ones too: what a dispatcher would see. */
 static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t size)
@@ -871,7 +871,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         b = NULL;
     }
     /* futile by rate without a single timed call: drop_idle's case,
-     * which futility (judging from 0.9 s of sampling) reaches before
+     * which futility (judging from 0.3 s of sampling) reaches before
      * drop_idle (1 s).  Reported as what it is: a timeout would count as
      * an outcome of a bakeoff that measured nothing (Bounce's benchmark:
      * its caller compiled with it inlined just before the dispatcher

@@ -666,9 +666,9 @@ static void set_rel(double *rel, double *lo, double *hi, const AuCompare *c)
 
 /* The samples n would grow to by the end of the wall-time budget at their
  * rate so far (INFINITY without a budget or before any time has passed). */
-static double at_wall_budget(const AuConfig *cfg, uint64_t n, double elapsed)
+static double at_wall_budget(const AuConfig *cfg, double n, double elapsed)
 {
-    return cfg->timeout > 0 && elapsed > 0 ? (double)n * cfg->timeout / elapsed : INFINITY;
+    return cfg->timeout > 0 && elapsed > 0 ? n * cfg->timeout / elapsed : INFINITY;
 }
 
 /* Futility (sequential test only): ends a bakeoff that cannot decide
@@ -692,7 +692,7 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
     if (!(cfg->futility > 0) || n == 0 || !(c->v > 0))
         return false;
     double n_end = cfg->max_samples ? (double)cfg->max_samples : INFINITY;
-    n_end = fmin(n_end, at_wall_budget(cfg, n, elapsed));
+    n_end = fmin(n_end, at_wall_budget(cfg, (double)n, elapsed));
     if (!isfinite(n_end) || n_end <= (double)n || (double)n < n_end / 10)
         return false;
     double h_end = mixture_halfwidth(c->v * (double)n / n_end, alpha, cfg->mixture, cfg->mixture_max);
@@ -776,12 +776,32 @@ bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, doub
  * the `need` a test takes.  A method called too rarely to be timed
  * (thesis: most of its timeouts) would hold its slot for the whole budget
  * and then time out anyway; with turns (audit.quantum_ms) it would take a
- * turn in every round of them, hence judged before its first turn ends. */
-static bool too_slow(const AuConfig *cfg, uint64_t n, uint64_t need, double elapsed)
+ * turn in every round of them, hence judged before its first turn ends.
+ * The samples so far: the fewest any variant received, times the share
+ * trimming keeps (the kept count, AuEstimate.n, counts whole trimming
+ * windows only: 0 until 100 came, which at 250 a second read as futile
+ * from 1.2 s on).  From RATE_EARLY on, before that, the same with an
+ * upper bound of the count received, r + z√r + z² with z = 3 (above a
+ * Poisson count's one-sided 99.8% bound for every r: 6.2 at r = 0).  A
+ * method whose calls stopped with the phase that called it (DeltaBlue's
+ * Vector.init, 502,000 calls a second while probed, then 12 timed calls
+ * in 0.9 s) held the one slot for 0.9 s of a turn: 6-8 s a pass of 14
+ * benchmarks, 2.7 s of DeltaBlue's 9 s. */
+#define RATE_EARLY 0.3
+#define RATE_Z 3.0
+
+static bool too_slow(const AuConfig *cfg, uint64_t received, uint64_t need, double elapsed)
 {
-    if (!(cfg->futility > 0) || !(cfg->timeout > 0) || elapsed < au_rate_judged_from(cfg))
+    if (!(cfg->futility > 0) || !(cfg->timeout > 0) || cfg->trim_window < 1)
         return false;
-    return at_wall_budget(cfg, n, elapsed) * cfg->futility < (double)need;
+    double count = (double)received;
+    if (elapsed < au_rate_judged_from(cfg)) {
+        if (elapsed < RATE_EARLY)
+            return false;
+        count += RATE_Z * sqrt(count) + RATE_Z * RATE_Z;
+    }
+    count *= 1 - (double)cfg->trim_drop / cfg->trim_window;
+    return at_wall_budget(cfg, count, elapsed) * cfg->futility < (double)need;
 }
 
 /* ln(slowest / fastest) of v's copies with samples: how far placement
@@ -825,6 +845,47 @@ static bool copies_agree(const AuResult *r, int k, int b, double margin)
     return true;
 }
 
+/* ln-scale variance of copy c's mean of variant x: the variant's, for
+ * the share of its samples the copy has (the copies' samples are one
+ * stream dealt out in turn, so their spread is the variant's). */
+static double copy_var(const AuResult *r, const AuEstimate *e, int x, int c)
+{
+    const AuVariantResult *v = &r->v[x];
+    if (!v->copy_samples[c] || !(e[x].mean > 0))
+        return INFINITY;
+    return e[x].var_mean / (e[x].mean * e[x].mean) * (double)e[x].n / (double)v->copy_samples[c];
+}
+
+/* Whether copies_agree() fails for k against b by more than PLACEMENT_Z
+ * standard errors on some pairing: the copies of one variant are further
+ * apart than the variants, and more samples would only confirm it, since
+ * where a copy was loaded does not change while it runs.  Such a
+ * bakeoff can never have a winner; riding its turns (audit.extend
+ * foresees the interval alone) took 4.5-8 s of a 12 s run's one slot in
+ * three of five passes (docs/audit-measurements.md, "Copies apart").
+ * Z is large because it is judged at every look: a block at the edge
+ * must not end a bakeoff by crossing it once. */
+enum { PLACEMENT_Z = 5 };
+
+static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, double margin)
+{
+    const AuVariantResult *vk = &r->v[k], *vb = &r->v[b];
+    if (!(margin > 0) || !vk->copy_samples[1] || !vb->copy_samples[1])
+        return false;
+    /* the terms a pairing must exceed: the margin, each variant's spread */
+    double term[3] = {log1p(margin), copy_spread(vk), copy_spread(vb)};
+    double tvar[3] = {0, copy_var(r, e, k, 0) + copy_var(r, e, k, 1), copy_var(r, e, b, 0) + copy_var(r, e, b, 1)};
+    for (int c = 0; c < AU_MAX_COPIES; c++)
+        for (int d = 0; d < AU_MAX_COPIES; d++) {
+            double g = log(vk->copy_mean[c] / vb->copy_mean[d]);
+            double gvar = copy_var(r, e, k, c) + copy_var(r, e, b, d);
+            for (int t = 0; t < 3; t++)
+                if (term[t] - g > PLACEMENT_Z * sqrt(gvar + tvar[t]))
+                    return true;
+        }
+    return false;
+}
+
 /* Decision rules (both tests; N variants, b the lowest mean):
  * - winner b: every other variant k is shown slower than b by more than
  *   min_effect (the interval of ln(mean_k/mean_b) lies above
@@ -841,7 +902,8 @@ static bool copies_agree(const AuResult *r, int k, int b, double margin)
  *   the default) — installing the default then costs less than the margin;
  * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
  *   timeout, or (sequential) sooner when too_slow() or futile() says it
- *   cannot decide within that budget.  A wrong winner or a wrong
+ *   cannot decide within that budget, or copies_apart() that no budget
+ *   would do (placement).  A wrong winner or a wrong
  *   no-difference needs one of the N−1 intervals that involve the true
  *   best to miss, so with the α/(N−1) correction the error rate of the
  *   whole bakeoff is ≤ α. */
@@ -855,7 +917,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     out->test = test;
     out->nvariants = n;
     out->best = out->runner_up = -1;
-    uint64_t nmin = UINT64_MAX, wmin = UINT64_MAX;
+    uint64_t nmin = UINT64_MAX, wmin = UINT64_MAX, rmin = UINT64_MAX;
     for (int k = 0; k < n; k++) {
         au_stats_estimate(st, k, &e[k]);
         AuVariantResult *vr = &out->v[k];
@@ -875,6 +937,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         }
         if (e[k].n < nmin)
             nmin = e[k].n;
+        if (st->v[k].received < rmin)
+            rmin = st->v[k].received;
         if (e[k].windows < wmin)
             wmin = e[k].windows;
         if (!(e[k].mean > 0))
@@ -886,7 +950,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     uint64_t need = cfg->oracle ? cfg->max_samples : cfg->min_samples;
     if (need < 2)
         need = 2;
-    if (seq && !wall && !spent && too_slow(cfg, nmin, need, elapsed))
+    if (seq && !wall && !spent && too_slow(cfg, rmin, need, elapsed))
         out->futile = true;
     if (wmin < 2) {
         if (wall || spent || out->futile)
@@ -899,7 +963,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
             b = k;
     out->best = b;
     /* every variant against the best */
-    bool all_slower = true;
+    bool all_slower = true, apart = false;   /* apart: copies_apart() for some k */
     AuCompare least = {0};
     out->confidence = 1;
     for (int k = 0; k < n; k++) {
@@ -912,8 +976,10 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         double m = log1p(cfg->min_effect);
         vr->slower = test == AU_TEST_PAPER && !cfg->oracle ? c.confidence >= 1 - cfg->alpha && c.theta > m
                                                             : c.lo > m;
-        if (vr->slower && !cfg->oracle && !copies_agree(out, k, b, cfg->copy_margin))
+        if (vr->slower && !cfg->oracle && !copies_agree(out, k, b, cfg->copy_margin)) {
             vr->slower = false;
+            apart |= seq && copies_apart(out, e, k, b, cfg->copy_margin);
+        }
         if (!vr->slower)
             all_slower = false;
         if (out->runner_up < 0 || c.confidence < out->confidence) {
@@ -952,8 +1018,10 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
             return out->outcome;
         }
     }
-    if (seq && !wall && !spent && futile(cfg, &least, cfg->alpha / (n - 1), nmin, elapsed))
+    if (seq && !wall && !spent && (apart || futile(cfg, &least, cfg->alpha / (n - 1), nmin, elapsed))) {
         out->futile = true;
+        out->placement = apart;
+    }
     if (wall || spent || out->futile)
         out->outcome = AU_TIMEOUT;
     return out->outcome;

@@ -417,14 +417,17 @@ static AuAnalysis *hand_begun(const AuConfig *cfg, Decisions *d, uint32_t *id)
     return a;
 }
 
-/* hand_begun with futility on (factor 2) and a rare method's 3 samples a
- * variant, received before the first round. */
+/* hand_begun with futility on (factor 2) and a rare method's 60 samples
+ * a variant, received before the first round: by the bound on their
+ * count (stats.c: too_slow), (60 + 3√60 + 9) × 0.9 kept, not futile at
+ * 0.3 s (×100 over the 30 s budget, ×2: 16,600 ≥ 10,000), futile from
+ * 0.5 s (9,960); on the count itself, futile (at 0.9 s: 3,600). */
 static AuAnalysis *rare_begun(AuConfig *cfg, Decisions *d)
 {
     cfg->futility = 2;
     uint32_t id;
     AuAnalysis *a = hand_begun(cfg, d, &id);
-    for (int i = 0; a && i < 6; i++)
+    for (int i = 0; a && i < 120; i++)
         au_sample_record(id, (uint32_t)(i & 1), 1000, 1);
     return a;
 }
@@ -495,9 +498,9 @@ TEST(audit_ring_analysis_pause)
 }
 
 /* A bakeoff whose samples stop after a few (its method's phase is over)
- * is tested again without new samples, so futility by rate ends it once a
- * tenth of its budget has passed instead of holding its slot until the
- * budget is spent. */
+ * is tested again without new samples (every 10 rounds), so futility by
+ * rate ends it as soon as the bound on its count is futile instead of
+ * holding its slot until the budget is spent. */
 TEST(audit_ring_analysis_stale)
 {
     AuConfig cfg = ring_config();
@@ -505,10 +508,10 @@ TEST(audit_ring_analysis_stale)
     AuAnalysis *a = rare_begun(&cfg, &d);
     if (!a)
         return;
-    au_analysis_step(a, 100.5);
-    au_analysis_step(a, 102.0);              /* a tenth of 30 s not yet passed */
+    au_analysis_step(a, 100.1);
+    au_analysis_step(a, 100.3);              /* the bound not yet futile */
     CHECK_INT(decided(&d), 0);
-    au_analysis_step(a, 103.5);              /* nothing new since 100.5 */
+    au_analysis_step(a, 100.6);              /* nothing new since 100.1 */
     CHECK_INT(decided(&d), 1);
     CHECK_INT(d.r.outcome, AU_TIMEOUT);
     CHECK(d.r.futile);
@@ -524,12 +527,12 @@ TEST(audit_ring_analysis_judged_in_turn)
 {
     AuConfig cfg = ring_config();
     cfg.quantum = 1;
-    cfg.interval = 1;   /* stale only after 100 s: not what ends it here */
+    cfg.interval = 1;   /* stale only after 10 s: not what ends it here */
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
     AuAnalysis *a = rare_begun(&cfg, &d);
     if (!a)
         return;
-    au_analysis_step(a, 100.5);
+    au_analysis_step(a, 100.3);              /* the bound at 0.3 s: not futile */
     CHECK_INT(decided(&d), 0);
     au_analysis_step(a, 100.95);             /* nothing new; past 0.9 s */
     CHECK_INT(decided(&d), 1);
@@ -635,12 +638,14 @@ TEST(audit_ring_rate_follows_calls)
     CHECK_INT(au_analysis_policy(a, 0)->reset, 4 * 19);
     CHECK(au_analysis_result(a, calm, &r));
     CHECK_INT(r.sample_every, 20);
-    /* later calls count at the rate they came at: 20 more by 0.4 s are
-     * 6,200 calls, R = 68,200 / 0.4 = 170,500: 1 in 171 */
+    /* at 0.3 s busy had nothing new, a stale look (10 rounds):
+     * R = 62,000 / 0.3, 1 in 207; later calls count at the rate they came
+     * at: 20 more by 0.4 s are 4,140 calls, R = 66,140 / 0.4 = 165,350:
+     * 1 in 166 */
     for (int i = 0; i < 20; i++)
         au_sample_record(busy, (uint32_t)(i & 1), 280, 1);
     au_analysis_step(a, 100.4);
-    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 170);
+    CHECK_INT(au_analysis_policy(a, 3)->reset, 4 * 165);
     /* the slot goes back to the base rate when its bakeoff leaves */
     CHECK(au_analysis_cancel(a, busy));
     au_analysis_step(a, 100.5);

@@ -700,7 +700,7 @@ TEST(audit_copy_means)
 
 /* The copy rule (audit.copy_margin): variant 1 pooled 10% faster, but
  * one of its copies only 0.5% faster than variant 0's: no winner at a 1%
- * margin, a winner at 0%, and a winner at 1% when both its copies are
+ * margin (a timeout, its copies 22% apart past doubt), a winner at 0%, and a winner at 1% when both its copies are
  * faster by more than that.  Without copy samples the rule is silent.
  * The margin grows to the spread between one variant's own copies. */
 static AuOutcome copies_look(double a0, double a1, double b0, double b1, double margin, int copies)
@@ -726,19 +726,63 @@ static AuOutcome copies_look(double a0, double a1, double b0, double b1, double 
 
 TEST(audit_copy_rule)
 {
-    CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0.01, 2), AU_RUNNING);
+    /* blocked past doubt at these 40,000 samples: no winner, a timeout
+     * (audit_copies_apart); variant 1's copies 22% apart */
+    CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0.01, 2), AU_TIMEOUT);
     CHECK_INT(copies_look(1, 1, 0.80, 0.995, 0, 2), AU_WINNER);
     CHECK_INT(copies_look(1, 1, 0.89, 0.91, 0.01, 2), AU_WINNER);
     /* faster on every pairing by 5%, but its own copies 12% apart */
-    CHECK_INT(copies_look(1, 1, 0.85, 0.95, 0.01, 2), AU_RUNNING);
+    CHECK_INT(copies_look(1, 1, 0.85, 0.95, 0.01, 2), AU_TIMEOUT);
     /* a copy of the slower variant as fast as the winner's */
-    CHECK_INT(copies_look(0.89, 1, 0.90, 0.90, 0.01, 2), AU_RUNNING);
+    CHECK_INT(copies_look(0.89, 1, 0.90, 0.90, 0.01, 2), AU_TIMEOUT);
     CHECK_INT(copies_look(1, 1, 0.90, 0.90, 0.01, 1), AU_WINNER);
     /* every pairing 6.5% apart, but variant 0's own copies 10%: placement
      * moved it more than the variants differ */
-    CHECK_INT(copies_look(1, 1.10, 0.93, 0.935, 0.02, 2), AU_RUNNING);
+    CHECK_INT(copies_look(1, 1.10, 0.93, 0.935, 0.02, 2), AU_TIMEOUT);
     CHECK_INT(copies_look(1, 1.01, 0.93, 0.935, 0.02, 2), AU_WINNER);
     CHECK_INT(copies_look(1, 1.03, 0.93, 0.935, 0.02, 2), AU_WINNER);
+}
+
+/* Copies apart (stats.c: copies_apart): variant 1 faster than variant 0
+ * on every pairing by 5%, but its own copies 11% apart.  With samples of
+ * little spread the block is past doubt at the test's minimum: a futile
+ * timeout with `placement`, keeping the default.  A block at the edge
+ * never is. */
+static AuOutcome apart_look(double b0, double b1, int n, AuResult *res)
+{
+    AuConfig cfg = default_config();
+    AuStats st;
+    if (!au_stats_init(&st, 2, &cfg))
+        return AU_RUNNING;
+    AuRng r;
+    au_rng_seed(&r, 11);
+    for (int i = 0; i < n; i++) {
+        int c = i % 2;
+        uint64_t j = au_rng_next(&r) % 21;   /* ±1% around each mean */
+        au_stats_add_copy(&st, 0, c, 9900 + 10 * j, 1);
+        au_stats_add_copy(&st, 1, c, (uint64_t)((c ? b1 : b0) * (9900 + 10 * j)), 1);
+    }
+    AuOutcome o = au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, res);
+    au_stats_free(&st);
+    return o;
+}
+
+TEST(audit_copies_apart)
+{
+    AuResult res;
+    CHECK_INT(apart_look(0.85, 0.95, 12000, &res), AU_TIMEOUT);
+    CHECK(res.futile && res.placement);
+    CHECK_INT(res.install, 0);
+    /* below the test's minimum nothing is judged */
+    CHECK_INT(apart_look(0.85, 0.95, 8000, &res), AU_RUNNING);
+    CHECK(!res.placement && !res.futile);
+    /* a difference of the code: a winner, no placement */
+    CHECK_INT(apart_look(0.90, 0.91, 12000, &res), AU_WINNER);
+    CHECK(!res.placement);
+    /* at the edge (copies 3.0% apart, the nearer pairing 3.0%): blocked
+     * or not by the noise, never past doubt */
+    CHECK(apart_look(0.9409, 0.97, 12000, &res) != AU_TIMEOUT);
+    CHECK(!res.placement && !res.futile);
 }
 
 /* Budgets: samples, wall time, and a bakeoff that never got samples. */
@@ -799,6 +843,31 @@ static AuOutcome futility_run(const AuConfig *cfg, AuTest test, uint64_t seed, A
     return o;
 }
 
+/* The first look (every 10 ms, until `until` s) at which per_s samples a
+ * second of each of two variants end as futile; INFINITY: none did. */
+static double first_futile(const AuConfig *cfg, int per_s, double until)
+{
+    AuStats st;
+    AuResult res;
+    AuRng r;
+    if (!au_stats_init(&st, 2, cfg))
+        return -1;
+    au_rng_seed(&r, 7);
+    init_neglog();
+    double due = 0, t = INFINITY;
+    for (int look = 1; look * 0.01 <= until + 1e-9; look++) {
+        for (due += per_s * 0.01; due >= 1; due -= 1)
+            for (int k = 0; k < 2; k++)
+                au_stats_add(&st, k, draw(&r, 1), 1);
+        if (au_stats_test(&st, AU_TEST_SEQUENTIAL, look * 0.01, &res) == AU_TIMEOUT) {
+            t = res.futile ? look * 0.01 : -1;
+            break;
+        }
+    }
+    au_stats_free(&st);
+    return t;
+}
+
 TEST(audit_futility)
 {
     AuConfig cfg = default_config();      /* 1,000,000 samples or 30 s */
@@ -834,41 +903,25 @@ TEST(audit_futility)
     CHECK(!res.futile);
     CHECK(looks >= 300);
     /* too slow: samples that, at their rate, would not reach
-     * audit.min_samples / 2 in the 30 s; judged from 3 s on without
-     * turns, from 0.9 s on with the default 1 s turn */
+     * audit.min_samples / 2 in the 30 s; judged from 0.9 s on with the
+     * default 1 s turn (from 3 s without turns), and from 0.3 s on by an
+     * upper bound of the samples received (stats.c: too_slow) */
     CHECK(near(au_rate_judged_from(&cfg), 0.9, 1e-12));
-    {
-        AuStats st;
-        CHECK(au_stats_init(&st, 2, &cfg));
-        AuRng r;
-        au_rng_seed(&r, 7);
-        init_neglog();
-        for (int i = 0; i < 90; i++)   /* 100 a second */
-            for (int k = 0; k < 2; k++)
-                au_stats_add(&st, k, draw(&r, 1), 1);
-        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0.89, &res), AU_RUNNING);
-        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0.9, &res), AU_TIMEOUT);
-        CHECK(res.futile);
-        au_stats_free(&st);
-    }
+    CHECK(near(first_futile(&cfg, 0, 3), 0.3, 1e-9));   /* r + 3√r + 9 = 9 */
+    double t = first_futile(&cfg, 100, 3);             /* 100 a second: 2,700 by 30 s */
+    CHECK(t >= 0.3 - 1e-9 && t <= 0.5);
+    /* 250 a second: 6,750 kept by 30 s, ×2 > 10,000; whole windows alone
+     * (180 kept of 297 at 1.19 s) would have read futile */
+    CHECK(first_futile(&cfg, 250, 3) == INFINITY);
+    CHECK(first_futile(&cfg, 1000, 3) == INFINITY);
     cfg.quantum = 0;
     CHECK(near(au_rate_judged_from(&cfg), 3.0, 1e-12));
-    for (int per_s = 100; per_s <= 400; per_s += 300) {
-        AuStats st;
+    t = first_futile(&cfg, 100, 4);
+    CHECK(t >= 0.3 - 1e-9 && t <= 0.5);
+    CHECK(first_futile(&cfg, 400, 4) == INFINITY);      /* 10,800 by 30 s */
+    {
+        AuStats st;      /* the paper test has no futility */
         CHECK(au_stats_init(&st, 2, &cfg));
-        AuRng r;
-        au_rng_seed(&r, 7);
-        init_neglog();
-        for (int i = 0; i < per_s * 29 / 10; i++)
-            for (int k = 0; k < 2; k++)
-                au_stats_add(&st, k, draw(&r, 1), 1);
-        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 2.9, &res), AU_RUNNING);
-        for (int i = 0; i < per_s / 10; i++)
-            for (int k = 0; k < 2; k++)
-                au_stats_add(&st, k, draw(&r, 1), 1);
-        /* 100/s: 270 kept, 2,700 by 30 s, ×2 < 10,000; 400/s: 10,800 */
-        CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 3.0, &res), per_s == 100 ? AU_TIMEOUT : AU_RUNNING);
-        CHECK(res.futile == (per_s == 100));
         CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 3.0, &res), AU_RUNNING);
         au_stats_free(&st);
     }
