@@ -872,13 +872,18 @@ static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, d
     const AuVariantResult *vk = &r->v[k], *vb = &r->v[b];
     if (!(margin > 0) || !vk->copy_samples[1] || !vb->copy_samples[1])
         return false;
+    double kv[AU_MAX_COPIES], bv[AU_MAX_COPIES], ksum = 0, bsum = 0;
+    for (int c = 0; c < AU_MAX_COPIES; c++) {
+        ksum += kv[c] = copy_var(r, e, k, c);
+        bsum += bv[c] = copy_var(r, e, b, c);
+    }
     /* the terms a pairing must exceed: the margin, each variant's spread */
     double term[3] = {log1p(margin), copy_spread(vk), copy_spread(vb)};
-    double tvar[3] = {0, copy_var(r, e, k, 0) + copy_var(r, e, k, 1), copy_var(r, e, b, 0) + copy_var(r, e, b, 1)};
+    double tvar[3] = {0, ksum, bsum};
     for (int c = 0; c < AU_MAX_COPIES; c++)
         for (int d = 0; d < AU_MAX_COPIES; d++) {
             double g = log(vk->copy_mean[c] / vb->copy_mean[d]);
-            double gvar = copy_var(r, e, k, c) + copy_var(r, e, b, d);
+            double gvar = kv[c] + bv[d];
             for (int t = 0; t < 3; t++)
                 if (term[t] - g > PLACEMENT_Z * sqrt(gvar + tvar[t]))
                     return true;

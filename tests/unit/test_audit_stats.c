@@ -700,8 +700,8 @@ TEST(audit_copy_means)
 
 /* The copy rule (audit.copy_margin): variant 1 pooled 10% faster, but
  * one of its copies only 0.5% faster than variant 0's: no winner at a 1%
- * margin (a timeout, its copies 22% apart past doubt), a winner at 0%, and a winner at 1% when both its copies are
- * faster by more than that.  Without copy samples the rule is silent.
+ * margin (a timeout, its copies 22% apart past doubt), a winner at 0%,
+ * and a winner at 1% when both its copies are faster by more than that.  Without copy samples the rule is silent.
  * The margin grows to the spread between one variant's own copies. */
 static AuOutcome copies_look(double a0, double a1, double b0, double b1, double margin, int copies)
 {
