@@ -299,6 +299,8 @@ typedef struct AuResult {
     bool futile;               /* a timeout before the budget: it could not decide within it */
     bool placement;            /* futile because a variant's copies are further apart than the
                                 * variants, past doubt (copies_apart in stats.c) */
+    bool between;              /* futile because the difference lies between audit.equivalence
+                                * and audit.min_effect: only a timeout is left (stats.c) */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the

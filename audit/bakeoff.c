@@ -19,7 +19,8 @@
  *   start    at most audit.concurrent bakeoffs compile or sample at once;
  *            of the waiting ones whose method is not busy (one bakeoff
  *            per method at a time), those whose method is called now
- *            before the idle ones (idle()), then the one with the fewest
+ *            before the idle ones (idle()), those not deferred before
+ *            the deferred ones (defer()), then the one with the fewest
  *            turns starts next (never run: one READY first, then the most
  *            called through its entry lately; paused: the one foreseeing
  *            its decision soonest, then the least recently run), with a
@@ -33,7 +34,9 @@
  *            thread, a method whose probe (audit/probe.c) counts too few
  *            calls through its entry to decide or reads its timed call
  *            below PROBE_SCALE × audit.min_cycles (probed_useless), ends
- *            FAILED with nothing compiled.
+ *            FAILED with nothing compiled.  One whose probe reads below
+ *            audit.min_cycles goes back into the queue once, behind the
+ *            others (audit.defer, defer()): DEFERRED, then QUEUED.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
@@ -485,7 +488,8 @@ static bool idle(const AuAuditor *au, const Bake *c)
 }
 
 /* Under mu: whether c goes before best: one whose method is called now
- * before an idle one (idle()); then fewest turns first; of those never
+ * before an idle one (idle()); then one not deferred (defer()) before a
+ * deferred one; then fewest turns first; of those never
  * run, the one compiled ahead (it was chosen by this order when it began
  * to compile), then the most called through its entry lately (its
  * samples come fastest: a method-level test needs min_samples timed
@@ -498,6 +502,8 @@ static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
     bool ci = idle(au, c), bi = idle(au, best);
     if (ci != bi)
         return bi;
+    if (c->rec.deferred != best->rec.deferred)
+        return best->rec.deferred;
     if (c->rec.turns != best->rec.turns)
         return c->rec.turns < best->rec.turns;
     if (c->rec.turns == 0 && (c->rec.phase == AU_PHASE_READY) != (best->rec.phase == AU_PHASE_READY))
@@ -691,6 +697,49 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
     return true;
 }
 
+/* audit.defer: b, probed (probed_useless) and not found useless, reads
+ * its timed call below audit.min_cycles.  Such a bakeoff most often ends
+ * "too cheap to time" after its compile and 1,000 samples a variant: in
+ * a 14-benchmark pass 71 did, 0.1-1 s of the slot each while the slot
+ * waited for the compile (DeltaBlue: 2.8 of a 5.3 s run's slot), and
+ * most waiting bakeoffs never started.  But the probe times the
+ * installed code, and a variant's own compile can read 1.6 times more
+ * (Richards' createWorker$lambda1: probe 40, variants 66 cycles, a 5%
+ * difference decided), so the probe alone cannot end it.  So it goes
+ * back into the queue, once, behind every waiting record not deferred
+ * (before()); it starts when they have, or when nothing else can.  True
+ * when b was put back (QUEUED again, its slot and method released);
+ * nothing was compiled.  Mu not held. */
+static bool defer(AuAuditor *au, Bake *b)
+{
+    if (!au->vm->tun.audit_defer || !(au->cfg.min_cycles > 0) || !(b->rec.probe_cycles > 0) ||
+        b->rec.probe_cycles >= au->cfg.min_cycles)
+        return false;
+    pthread_mutex_lock(&au->mu);
+    size_t at = au->nbakes;
+    bool others = false;   /* a waiting record that would go before b */
+    for (size_t i = 0; i < au->nbakes && !b->rec.deferred; i++) {
+        Bake *c = au->bakes[i];
+        if (c == b)
+            at = i;
+        else if (i >= au->first_waiting && waiting(c) && !c->rec.deferred)
+            others = true;
+    }
+    if (others && !au->stopping) {
+        b->rec.deferred = true;
+        release(au, b);
+        b->rec.phase = AU_PHASE_QUEUED;
+        b->rec.t_started = 0;
+        if (at < au->first_waiting)
+            au->first_waiting = at;
+        event(au, b, AU_EV_DEFERRED);
+    } else {
+        others = false;
+    }
+    pthread_mutex_unlock(&au->mu);
+    return others;
+}
+
 /* b's next turn (take_next gave it its slot back): the same dispatcher
  * in place of the code it replaced, the analysis's clock running.  Mu not
  * held. */
@@ -740,6 +789,10 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         pthread_mutex_lock(&au->mu);
         fail(au, b, why);
         pthread_mutex_unlock(&au->mu);
+        free(d);
+        return false;
+    }
+    if (wait && defer(au, b)) {
         free(d);
         return false;
     }

@@ -64,6 +64,7 @@ typedef struct AuBakeoffRecord {
     double probe_cycles;           /* audit.probe: the installed code's timed call before compiling; 0 = no reading */
     uint32_t probe_samples;        /* timed calls that reading is from */
     double probe_rate;             /* calls a second through its entry while the probe stood; 0 = not probed */
+    bool deferred;                 /* audit.defer: put back into the queue once, as its probe read cheap */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;
@@ -83,6 +84,7 @@ const char *au_phase_name(AuPhase p);
  * is after the event (phase, result, timestamps updated first). */
 #define AU_EVENTS(X)                                                           \
     X(AU_EV_QUEUED, "queued")       /* a client asked; waiting for a slot */  \
+    X(AU_EV_DEFERRED, "deferred")   /* probed cheap-looking: queued again, last */ \
     X(AU_EV_COMPILED, "compiled")   /* variants + dispatcher compiled */      \
     X(AU_EV_SAMPLING, "sampling")   /* dispatcher installed: timing begins */ \
     X(AU_EV_EXTENDED, "extended")   /* turn over, one more: it foresees a decision */ \

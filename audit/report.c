@@ -256,9 +256,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     json_variant_name(f, r, has_best ? res->best : -1);
     fputs(",\"runner_up\":", f);
     json_variant_name(f, r, has_best ? res->runner_up : -1);
-    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"futile\":%s,\"placement\":%s,\"confidence\":",
+    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"futile\":%s,\"placement\":%s,\"between\":%s,\"confidence\":",
             test_name(res->test), r->oracle ? "true" : "false", res->futile ? "true" : "false",
-            res->placement ? "true" : "false");
+            res->placement ? "true" : "false", res->between ? "true" : "false");
     json_num(f, has_best ? res->confidence : NAN);
     fputs(",\"sample_every\":", f);
     json_num(f, res->sample_every > 0 ? (double)res->sample_every : NAN);
@@ -287,6 +287,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fprintf(f, ",\"probe_samples\":%u", r->probe_samples);
     fputs(",\"probe_rate\":", f);
     json_num(f, r->probe_rate > 0 ? r->probe_rate : NAN);
+    fprintf(f, ",\"deferred\":%s", r->deferred ? "true" : "false");
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);
@@ -428,6 +429,9 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add_variant(&l, r, k);
         }
         break;
+    case AU_EV_DEFERRED:
+        add(&l, " probe=%.0fcycles/%u", r->probe_cycles, r->probe_samples);
+        break;
     case AU_EV_COMPILED:
         add(&l, " variants=%d", n);
         if (r->t_started > 0 && t >= r->t_started)
@@ -475,7 +479,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         add(&l, "] samples=");
         add_samples(&l, res, n);
         add(&l, " test=%s%s%s", test_name(res->test), r->oracle ? "+oracle" : "",
-            res->placement ? " futile placement" : res->futile ? " futile" : "");
+            res->placement ? " futile placement" : res->between ? " futile between" : res->futile ? " futile" : "");
         if (ev == AU_EV_DECIDED && r->t_sampling > 0 && t >= r->t_sampling)
             add(&l, " duration=%.3fs", t - r->t_sampling);
         if (r->t_sampling > 0 && (ev == AU_EV_CANCELLED || r->turns > 1 || r->extended))

@@ -891,6 +891,41 @@ static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, d
     return false;
 }
 
+/* Whether only a timeout is left (sequential test): no variant can be a
+ * winner, as for each some other one is shown within min_effect of it
+ * (the interval of ln(mean_k/mean_j) below ln(1 + min_effect)), and no
+ * no-difference can be, as some variant is shown faster than the default
+ * by more than equivalence.  The difference lies between the two margins,
+ * and the intervals hold at every look, so more samples would only reach
+ * the budget (30 s of the one slot, turn after turn: audit.extend
+ * foresees no decision for them either).  A timeout installs the default,
+ * as a no-difference would, so ending now changes no installed code; with
+ * min_effect at or below equivalence it never applies. */
+static bool between_margins(const AuStats *st, AuTest test, const AuEstimate *e)
+{
+    int n = st->nvariants;
+    double m = log1p(st->cfg.min_effect), q = log1p(-st->cfg.equivalence);
+    bool faster = false;
+    for (int k = 1; k < n && !faster; k++) {
+        AuCompare c;
+        compare(st, test, e, k, 0, &c);
+        faster = c.hi < q;
+    }
+    for (int j = 0; j < n && faster; j++) {
+        bool within = false;
+        for (int k = 0; k < n && !within; k++) {
+            AuCompare c;
+            if (k == j)
+                continue;
+            compare(st, test, e, k, j, &c);
+            within = c.hi < m;
+        }
+        if (!within)
+            return false;
+    }
+    return faster;
+}
+
 /* Decision rules (both tests; N variants, b the lowest mean):
  * - winner b: every other variant k is shown slower than b by more than
  *   min_effect (the interval of ln(mean_k/mean_b) lies above
@@ -907,23 +942,24 @@ static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, d
  *   the default) — installing the default then costs less than the margin;
  * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
  *   timeout, or (sequential) sooner when too_slow() or futile() says it
- *   cannot decide within that budget, or copies_apart() that no budget
- *   would do (placement).  A wrong winner or a wrong
+ *   cannot decide within that budget, copies_apart() that no budget
+ *   would do (placement), or between_margins() that only a timeout is
+ *   left (between).  A wrong winner or a wrong
  *   no-difference needs one of the N−1 intervals that involve the true
  *   best to miss, so with the α/(N−1) correction the error rate of the
  *   whole bakeoff is ≤ α. */
-AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out)
+/* The counts a look needs of every variant: the fewest kept samples,
+ * samples received and trimming windows (0 windows if some mean is not
+ * positive: no ratio to test). */
+typedef struct Fewest {
+    uint64_t n, received, windows;
+} Fewest;
+
+/* Fills out->v[] from each variant's estimate e[k]. */
+static Fewest fill_variants(const AuStats *st, AuEstimate *e, AuResult *out)
 {
-    const AuConfig *cfg = &st->cfg;
-    int n = st->nvariants;
-    AuEstimate e[AU_MAX_VARIANTS];
-    memset(out, 0, sizeof *out);
-    out->outcome = AU_RUNNING;
-    out->test = test;
-    out->nvariants = n;
-    out->best = out->runner_up = -1;
-    uint64_t nmin = UINT64_MAX, wmin = UINT64_MAX, rmin = UINT64_MAX;
-    for (int k = 0; k < n; k++) {
+    Fewest f = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    for (int k = 0; k < st->nvariants; k++) {
         au_stats_estimate(st, k, &e[k]);
         AuVariantResult *vr = &out->v[k];
         vr->samples = e[k].n;
@@ -940,24 +976,56 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
             vr->copy_samples[c] = cp->samples;
             vr->copy_mean[c] = cp->sw > 0 ? cp->sc / cp->sw : 0;
         }
-        if (e[k].n < nmin)
-            nmin = e[k].n;
-        if (st->v[k].received < rmin)
-            rmin = st->v[k].received;
-        if (e[k].windows < wmin)
-            wmin = e[k].windows;
+        if (e[k].n < f.n)
+            f.n = e[k].n;
+        if (st->v[k].received < f.received)
+            f.received = st->v[k].received;
+        if (e[k].windows < f.windows)
+            f.windows = e[k].windows;
         if (!(e[k].mean > 0))
-            wmin = 0;            /* zero cycles: no ratio to test */
+            f.windows = 0;
     }
+    return f;
+}
+
+/* Whether a no-difference holds: the default is not shown slower than
+ * the best, and every other variant's interval against the default lies
+ * inside ±equivalence or above 0. */
+static bool equivalent(const AuStats *st, AuTest test, const AuEstimate *e, const AuResult *out)
+{
+    if (out->best != 0 && out->v[0].slower)
+        return false;
+    double lo = log1p(-st->cfg.equivalence), hi = log1p(st->cfg.equivalence);
+    for (int k = 1; k < st->nvariants; k++) {
+        AuCompare c;
+        compare(st, test, e, k, 0, &c);
+        if (!((c.lo > lo && c.hi < hi) || c.lo > 0))
+            return false;
+    }
+    return true;
+}
+
+AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out)
+{
+    const AuConfig *cfg = &st->cfg;
+    int n = st->nvariants;
+    AuEstimate e[AU_MAX_VARIANTS];
+    memset(out, 0, sizeof *out);
+    out->outcome = AU_RUNNING;
+    out->test = test;
+    out->nvariants = n;
+    out->best = out->runner_up = -1;
+    Fewest few = fill_variants(st, e, out);
     bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
-    bool spent = cfg->max_samples && nmin >= cfg->max_samples;
+    bool spent = cfg->max_samples && few.n >= cfg->max_samples;
     bool seq = test == AU_TEST_SEQUENTIAL && !cfg->oracle;
+    bool early = seq && !wall && !spent;     /* a futile stop may end it now */
     uint64_t need = cfg->oracle ? cfg->max_samples : cfg->min_samples;
     if (need < 2)
         need = 2;
-    if (seq && !wall && !spent && too_slow(cfg, rmin, need, elapsed))
+    if (early && too_slow(cfg, few.received, need, elapsed))
         out->futile = true;
-    if (wmin < 2) {
+    if (few.windows < 2) {
         if (wall || spent || out->futile)
             out->outcome = AU_TIMEOUT;
         return out->outcome;
@@ -997,8 +1065,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         }
     }
     if (seq && out->runner_up >= 0)
-        out->foresight = (AuForesight){least.theta, least.v, cfg->alpha / (n - 1), elapsed, nmin, need, b == 0};
-    if (nmin < need || wmin < MIN_WINDOWS) {
+        out->foresight = (AuForesight){least.theta, least.v, cfg->alpha / (n - 1), elapsed, few.n, need, b == 0};
+    if (few.n < need || few.windows < MIN_WINDOWS) {
         if (wall || (spent && !cfg->oracle) || out->futile)
             out->outcome = AU_TIMEOUT;
         return out->outcome;
@@ -1008,22 +1076,14 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         out->install = b;
         return out->outcome;
     }
-    if (test == AU_TEST_SEQUENTIAL || cfg->oracle) {
-        bool equivalent = b == 0 || !out->v[0].slower;
-        double lo = log1p(-cfg->equivalence), hi = log1p(cfg->equivalence);
-        for (int k = 1; k < n && equivalent; k++) {
-            AuCompare c;
-            compare(st, test, e, k, 0, &c);
-            if (!((c.lo > lo && c.hi < hi) || c.lo > 0))
-                equivalent = false;
-        }
-        if (equivalent) {
-            out->outcome = AU_NO_DIFFERENCE;
-            out->install = 0;
-            return out->outcome;
-        }
+    if ((test == AU_TEST_SEQUENTIAL || cfg->oracle) && equivalent(st, test, e, out)) {
+        out->outcome = AU_NO_DIFFERENCE;
+        out->install = 0;
+        return out->outcome;
     }
-    if (seq && !wall && !spent && (apart || futile(cfg, &least, cfg->alpha / (n - 1), nmin, elapsed))) {
+    if (early && cfg->futility > 0 && !apart && between_margins(st, test, e))
+        out->futile = out->between = true;
+    else if (early && (apart || futile(cfg, &least, cfg->alpha / (n - 1), few.n, elapsed))) {
         out->futile = true;
         out->placement = apart;
     }

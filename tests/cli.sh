@@ -406,6 +406,30 @@ check audit-rarely-called 0 "audit: failed #1 r client=aa: not called through it
 check audit-rarely-called-output 0 "3000177000" -- $RARE run "$D/rare.tl"
 check audit-rarely-called-no-futility 0 "audit: compiled #1 r client=aa" -- $RARE -X audit.futility=0 run "$D/rare.tl"
 
+# audit.defer: a and b get hot together; the first one probed reads below
+# audit.min_cycles (but above 0.45 × it, the probe's own verdict) and
+# goes back into the queue behind the other, which compiles first; then
+# it compiles too (nothing else waits), and both end too cheap to time.
+# min_cycles is 1.8 × what this machine's probe reads for a, measured
+# first with the deferral off, so the reading lies inside the window.
+printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return s; }\n' >"$D/defer.tl"
+printf 'fn b(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/defer.tl"
+printf 'fn main() {\n    var t = 0;\n    for k in 0..4000000 { t = t + a(40) + b(40); }\n    println(t);\n}\n' >>"$D/defer.tl"
+DEFER="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 --log=audit"
+read_probe=$($DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl" 2>&1 |
+    sed -n 's/.*audit: compiled #[0-9]* a client=aa .*probe=\([0-9]*\)cycles.*/\1/p' | head -1)
+if [[ -n $read_probe && $read_probe -gt 0 ]]; then
+    DM=$((read_probe * 9 / 5))
+    check audit-defer 0 "audit: deferred #1 a client=aa probe=" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
+    check audit-defer-then-compiled 0 "audit: compiled #1 a client=aa" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
+    check audit-defer-output 0 "488000000" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
+    $DEFER -X audit.defer=0 -X audit.min_cycles=$DM run "$D/defer.tl" >"$D/out" 2>&1
+    if grep -q "audit: deferred" "$D/out"; then echo "FAIL audit-defer-off: deferred with audit.defer=0"; else echo "PASS audit-defer-off"; fi
+else
+    echo "FAIL audit-defer: no probe reading for a: $($DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl" 2>&1 | head -3)"
+fi
+check help-audit-defer 0 "audit.defer" -- $T --help
+
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
 bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1

@@ -90,6 +90,7 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
         r.probe_cycles = 412.5;
         r.probe_samples = 256;
         r.probe_rate = 250000;
+        r.deferred = true;         /* put back once (audit.defer), then ran */
         res->nvariants = 2;
         /* weighted, as a recursive method's: 3 calls a timed call */
         res->v[0] = (AuVariantResult){.samples = 12000, .received = 13400, .trimmed = 1340,
@@ -156,10 +157,10 @@ TEST(audit_report_json_phases_outcomes)
 
     CHECK_CONTAINS(s, "{\"id\":1,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"queued\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":null,"
-                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"confidence\":null,"
+                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
-                      "\"duration\":null,\"turns\":0,\"extended\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
+                      "\"duration\":null,\"turns\":0,\"extended\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
                       "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
@@ -170,11 +171,11 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":3,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"sampling\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":\"inline4x\","
                       "\"runner_up\":\"default\",\"test\":\"sequential\",\"oracle\":false,"
-                      "\"futile\":false,\"placement\":false,\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
+                      "\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
-    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"failure\":null,"
+    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"failure\":null,"
                       "\"online\":null,\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
@@ -195,10 +196,10 @@ TEST(audit_report_json_phases_outcomes)
                       "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":\"default\",");
     CHECK_CONTAINS(s, "{\"id\":6,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"timeout\",\"winner\":null,\"installed\":\"default\",");
-    CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,");
+    CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,\"between\":false,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
-    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
+    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
     CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
                       "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
@@ -308,7 +309,7 @@ TEST(audit_report_json_hostile_records)
                       "\"best\":\"inline4x\",\"runner_up\":null,");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"unknown\",\"winner\":null,\"installed\":\"inline4x\",\"best\":null,"
-                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"futile\":false,\"placement\":false,\"confidence\":null,");
+                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":null,");
     CHECK_CONTAINS(s, "{\"name\":\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\",\"options\":\"oooo");
     /* nvariants 1000 is clamped to AU_MAX_VARIANTS */
     const char *r4 = strstr(s, "{\"id\":4,");
@@ -560,6 +561,11 @@ TEST(audit_report_log_lines)
     s = log_line(0.7875, &r, AU_EV_COMPILED);
     CHECK_STR(s, "[787.500ms] audit: compiled #7 Foo.bar client=inline variants=2 compile=37.5ms probe=412cycles/256\n");
     free(s);
+    r.probe_cycles = 41.4;    /* audit.defer: back into the queue, nothing compiled */
+    r.deferred = true;
+    s = log_line(0.7875, &r, AU_EV_DEFERRED);
+    CHECK_STR(s, "[787.500ms] audit: deferred #7 Foo.bar client=inline probe=41cycles/256\n");
+    free(s);
     r = record(7, AU_PHASE_SAMPLING, AU_RUNNING);
     s = log_line(1.0, &r, AU_EV_SAMPLING);
     CHECK_STR(s, "[1000.000ms] audit: sampling #7 Foo.bar client=inline waited=250.0ms\n");
@@ -590,6 +596,11 @@ TEST(audit_report_log_lines)
     r.result.placement = true;   /* futile as the copies are apart (stats.c: copies_apart) */
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " test=sequential futile placement duration=2.250s\n");
+    free(s);
+    r.result.placement = false;
+    r.result.between = true;     /* only a timeout left (stats.c: between_margins) */
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " test=sequential futile between duration=2.250s\n");
     free(s);
     r = record(7, AU_PHASE_DONE, AU_NO_DIFFERENCE);   /* audit.verify: the oracle's look after */
     r.result.online = (AuOnline){AU_WINNER, 1, -0.08, -0.1, -0.06, 1.5, 12000};

@@ -79,6 +79,7 @@ typedef struct SimOut {
     bool paper_fired;          /* the paper test declared a winner on some look */
     bool paper_first;          /* ... on the first look at which it may test */
     int paper_best;
+    bool between;              /* a futile timeout between the margins (stats.c: between_margins) */
 } SimOut;
 
 /* When non-zero, the whole machine's speed changes every simulated 10 ms:
@@ -142,6 +143,7 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
                 out->install = res.install;
                 out->samples = res.v[0].samples;
                 out->looks = look;
+                out->between = res.between;
             }
         }
         if (out->outcome != AU_RUNNING &&
@@ -572,6 +574,50 @@ TEST(audit_min_effect)
     if (verbose())
         printf("audit 0.5%%, min_effect 0: %d winners of %d\n", winners, RUNS);
     CHECK(winners >= RUNS / 4);
+}
+
+/* Between the margins (stats.c: between_margins): an alternative 1.5%
+ * faster than the default can be neither a winner (audit.min_effect 2%)
+ * nor a no-difference (audit.equivalence 1%).  Once the interval lies
+ * between the two the bakeoff ends as a futile timeout, far below the
+ * budget, installing the default; with futility off it runs into the
+ * budget.  The default 1.5% faster is a no-difference, as before, and
+ * 0.5% and 5% are untouched (audit_min_effect). */
+TEST(audit_between)
+{
+    AuConfig cfg = default_config();
+    cfg.min_effect = 0.02;
+    int between = 0, kept = 0;
+    uint64_t most = 0;
+    for (int run = 0; run < 20; run++) {
+        SimOut o;
+        sim_bakeoff(&cfg, 2, (double[]){1, 0.985}, 0xb000 + (uint64_t)run, &o);
+        between += o.outcome == AU_TIMEOUT && o.between && o.install == 0;
+        most = o.samples > most ? o.samples : most;
+        sim_bakeoff(&cfg, 2, (double[]){1, 1.015}, 0xb100 + (uint64_t)run, &o);
+        kept += o.outcome == AU_NO_DIFFERENCE && !o.between;
+    }
+    if (verbose())
+        printf("audit between: 1.5%% faster, %d of 20 between the margins, at most %llu samples\n",
+               between, (unsigned long long)most);
+    CHECK(between >= 19);
+    CHECK(most <= cfg.max_samples / 2);
+    CHECK_INT(kept, 20);
+    /* three variants, two of them 1.5% faster: neither can be shown 2%
+     * faster than the other */
+    SimOut o;
+    sim_bakeoff(&cfg, 3, (double[]){1, 0.985, 0.985}, 0xb200, &o);
+    CHECK_INT(o.outcome, AU_TIMEOUT);
+    CHECK(o.between);
+    /* one of them 6% faster: a winner, not between */
+    sim_bakeoff(&cfg, 3, (double[]){1, 0.985, 0.94}, 0xb300, &o);
+    CHECK_INT(o.outcome, AU_WINNER);
+    CHECK_INT(o.install, 2);
+    cfg.futility = 0;
+    cfg.max_samples = 300000;
+    sim_bakeoff(&cfg, 2, (double[]){1, 0.985}, 0xb000, &o);
+    CHECK_INT(o.outcome, AU_TIMEOUT);
+    CHECK(!o.between && o.samples >= 300000);
 }
 
 /* N-way: three variants, the middle one 5% faster than the default and
