@@ -926,28 +926,6 @@ static bool between_margins(const AuStats *st, AuTest test, const AuEstimate *e)
     return faster;
 }
 
-/* Decision rules (both tests; N variants, b the lowest mean):
- * - winner b: every other variant k is shown slower than b by more than
- *   min_effect (the interval of ln(mean_k/mean_b) lies above
- *   ln(1 + min_effect); the paper test: Φ(z) ≥ 1 − α and the estimate
- *   above it).  Two compiled copies of one method differ by up to about
- *   2% on the machines measured (docs/auditing.md): a smaller difference
- *   says nothing about the variants' code;
- *   With audit.copies, online: also on every pairing of b's copies with
- *   k's, by more than copy_margin and than either one's copies differ
- *   (copies_agree);
- * - no-difference (sequential and oracle only): the default (variant 0) is
- *   not shown slower than b, and for every other k the interval of
- *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than
- *   the default) — installing the default then costs less than the margin;
- * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
- *   timeout, or (sequential) sooner when too_slow() or futile() says it
- *   cannot decide within that budget, copies_apart() that no budget
- *   would do (placement), or between_margins() that only a timeout is
- *   left (between).  A wrong winner or a wrong
- *   no-difference needs one of the N−1 intervals that involve the true
- *   best to miss, so with the α/(N−1) correction the error rate of the
- *   whole bakeoff is ≤ α. */
 /* The counts a look needs of every variant: the fewest kept samples,
  * samples received and trimming windows (0 windows if some mean is not
  * positive: no ratio to test). */
@@ -1005,6 +983,28 @@ static bool equivalent(const AuStats *st, AuTest test, const AuEstimate *e, cons
     return true;
 }
 
+/* Decision rules (both tests; N variants, b the lowest mean):
+ * - winner b: every other variant k is shown slower than b by more than
+ *   min_effect (the interval of ln(mean_k/mean_b) lies above
+ *   ln(1 + min_effect); the paper test: Φ(z) ≥ 1 − α and the estimate
+ *   above it).  Two compiled copies of one method differ by up to about
+ *   2% on the machines measured (docs/auditing.md): a smaller difference
+ *   says nothing about the variants' code;
+ *   With audit.copies, online: also on every pairing of b's copies with
+ *   k's, by more than copy_margin and than either one's copies differ
+ *   (copies_agree);
+ * - no-difference (sequential and oracle only): the default (variant 0) is
+ *   not shown slower than b, and for every other k the interval of
+ *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than
+ *   the default) — installing the default then costs less than the margin;
+ * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
+ *   timeout, or (sequential) sooner when too_slow() or futile() says it
+ *   cannot decide within that budget, copies_apart() that no budget
+ *   would do (placement), or between_margins() that only a timeout is
+ *   left (between).  A wrong winner or a wrong
+ *   no-difference needs one of the N−1 intervals that involve the true
+ *   best to miss, so with the α/(N−1) correction the error rate of the
+ *   whole bakeoff is ≤ α. */
 AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out)
 {
     const AuConfig *cfg = &st->cfg;
