@@ -713,19 +713,20 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
 static bool defer(AuAuditor *au, Bake *b)
 {
     if (!au->vm->tun.audit_defer || !(au->cfg.min_cycles > 0) || !(b->rec.probe_cycles > 0) ||
-        b->rec.probe_cycles >= au->cfg.min_cycles)
+        b->rec.probe_cycles >= au->cfg.min_cycles || b->rec.deferred)
         return false;
     pthread_mutex_lock(&au->mu);
     size_t at = au->nbakes;
     bool others = false;   /* a waiting record that would go before b */
-    for (size_t i = 0; i < au->nbakes && !b->rec.deferred; i++) {
+    for (size_t i = 0; i < au->nbakes; i++) {
         Bake *c = au->bakes[i];
         if (c == b)
             at = i;
         else if (i >= au->first_waiting && waiting(c) && !c->rec.deferred)
             others = true;
     }
-    if (others && !au->stopping) {
+    bool put_back = others && !au->stopping;
+    if (put_back) {
         b->rec.deferred = true;
         release(au, b);
         b->rec.phase = AU_PHASE_QUEUED;
@@ -733,11 +734,9 @@ static bool defer(AuAuditor *au, Bake *b)
         if (at < au->first_waiting)
             au->first_waiting = at;
         event(au, b, AU_EV_DEFERRED);
-    } else {
-        others = false;
     }
     pthread_mutex_unlock(&au->mu);
-    return others;
+    return put_back;
 }
 
 /* b's next turn (take_next gave it its slot back): the same dispatcher
