@@ -72,6 +72,9 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
     if (tun->audit_timed_cost < 1 || tun->audit_timed_cost > 1000000)
         return vm_fail(err, "tunable 'audit.timed_cost' must be in 1..1000000 (cycles), got %lld",
                        (long long)tun->audit_timed_cost);
+    if (tun->audit_cut < 0 || tun->audit_cut > 100)
+        return vm_fail(err, "tunable 'audit.cut' must be in 0..100 (percent of a turn), got %lld",
+                       (long long)tun->audit_cut);
     if (tun->audit_extend < 0 || tun->audit_extend > 1000)
         return vm_fail(err, "tunable 'audit.extend' must be in 0..1000 (turns), got %lld",
                        (long long)tun->audit_extend);

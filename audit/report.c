@@ -280,7 +280,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"duration\":", f);
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
-    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"sampled\":", r->turns, r->extended);
+    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"sampled\":", r->turns, r->extended, r->cut);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
@@ -450,10 +450,11 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         add_samples(&l, res, n);
         break;
     case AU_EV_PAUSED:
+    case AU_EV_CUT:
     case AU_EV_RESUMED:
         add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
         add_samples(&l, res, n);
-        if (ev == AU_EV_PAUSED && isfinite(res->to_decide))   /* the queue's order among paused ones */
+        if (ev != AU_EV_RESUMED && isfinite(res->to_decide))   /* the queue's order among paused ones */
             add(&l, " decides_in=%.3fs", res->to_decide);
         break;
     case AU_EV_DECIDED:
@@ -486,6 +487,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " sampled=%.3fs turns=%d", r->sampled, r->turns);
         if (r->extended)
             add(&l, " extended=%d", r->extended);
+        if (r->cut)
+            add(&l, " cut=%d", r->cut);
         if (res->online.outcome != AU_RUNNING) {
             add(&l, " online=%s:", outcome_name(res->online.outcome));
             add_variant(&l, r, res->online.install);

@@ -430,6 +430,24 @@ else
 fi
 check help-audit-defer 0 "audit.defer" -- $T --help
 
+# audit.cut: s1 and s2 are each called some 5,000 times a second (1 in 20
+# timed), far too few for audit.min_samples within a 0.4 s turn or the
+# longest extended one; so a quarter into its turn each gives the slot to
+# the other ("cut") instead of sampling out the turn.
+printf 'fn s1(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return s; }\n' >"$D/cut.tl"
+printf 'fn s2(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/cut.tl"
+printf 'fn main() {\n    var t = 0;\n    for k in 0..10000 { t = t + s1(100000) + s2(100000); }\n    println(t);\n}\n' >>"$D/cut.tl"
+CUT="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 -X audit.min_samples=2000 -X audit.quantum_ms=400 --log=audit"
+$CUT run "$D/cut.tl" >"$D/out" 2>&1
+if grep -qE 'audit: cut #[12] s[12] client=aa turn=1 sampled=0\.[0-9]+s samples=' "$D/out"; then echo "PASS audit-cut"
+else echo "FAIL audit-cut: no turn cut: $(grep -E 'audit: (sampling|paused|cut|decided|failed)' "$D/out" | head -4)"; fi
+check audit-cut-output 0 "3000020000" -- $CUT run "$D/cut.tl"
+$CUT -X audit.cut=0 run "$D/cut.tl" >"$D/out" 2>&1
+if grep -q "audit: cut" "$D/out"; then echo "FAIL audit-cut-off: cut with audit.cut=0"; else echo "PASS audit-cut-off"; fi
+check audit-cut-range 2 "tunable 'audit.cut' must be in 0..100 (percent of a turn), got 101" -- \
+    $T --audit=aa -X audit.cut=101 run "$D/ok.tla"
+check help-audit-cut 0 "audit.cut" -- $T --help
+
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
 bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1

@@ -765,6 +765,52 @@ TEST(audit_bakeoff_extend)
     }
 }
 
+/* audit.cut: a quarter into its turn, a bakeoff that at its rate cannot
+ * have audit.min_samples by the turn's end (100 samples a variant in
+ * 0.12 s of a 0.4 s turn: some 330 of 1,000) and foresees no decision
+ * within the longest turn audit.extend could give it is paused for the
+ * waiting one ("cut"); at audit.cut=0, at a rate that gets there (900),
+ * or foreseeing a decision within its extra turns (30% apart, 1.1 s
+ * away, 5 extra turns of 0.4 s), it keeps its slot. */
+TEST(audit_bakeoff_cut)
+{
+    static const struct {
+        const char *cut, *extend;
+        double slower;
+        int per_variant;
+        bool is_cut;
+    } cases[] = {
+        {"audit.cut=25", "audit.extend=0", 1000, 100, true}, {"audit.cut=0", "audit.extend=0", 1000, 100, false},
+        {"audit.cut=25", "audit.extend=0", 1000, 900, false}, {"audit.cut=25", "audit.extend=0", 1300, 100, true},
+        {"audit.cut=25", "audit.extend=5", 1300, 100, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *const set[] = {
+            "audit.clients=aa",  "audit.quantum_ms=400", "audit.min_samples=1000", "audit.trim_window=10",
+            "audit.trim_drop=1", "audit.confirm=0",      "audit.timeout_ms=60000", cases[i].cut,
+            cases[i].extend,     NULL,
+        };
+        Env e;
+        if (!two_hot(&e, set))
+            return;
+        AuBakeoffRecord r[4];
+        CHECK_INT(records(&e, r, 4), 2);
+        CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+        feed(stub.tab[0]->bakeoff, (double[2]){1000, cases[i].slower}, cases[i].per_variant);
+        usleep(120000);
+        au_analysis_step(au_auditor_analysis(e.au), au_now());   /* the rate: samples in 0.12 s */
+        au_auditor_poll(e.au);
+        records(&e, r, 4);
+        CHECK_INT(r[0].phase, cases[i].is_cut ? AU_PHASE_PAUSED : AU_PHASE_SAMPLING);
+        CHECK_INT(r[0].cut, cases[i].is_cut);
+        CHECK_INT(r[0].turns, 1);
+        CHECK_INT(r[1].phase, cases[i].is_cut ? AU_PHASE_SAMPLING : AU_PHASE_READY);
+        if (cases[i].is_cut)
+            CHECK(r[0].sampled >= 0.1 && r[0].sampled < 0.4);
+        env_free(&e);
+    }
+}
+
 /* audit.ahead: while the one slot samples, the record next in line
  * compiles for a slot of its own and waits READY, its method's code
  * untouched; when the slot frees it samples at once, nothing compiled
