@@ -107,6 +107,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -142,6 +143,8 @@ typedef struct Bake {
     double sampled;        /* seconds of the turns before the current one */
     int extra;             /* turns the current one was extended by (audit.extend) */
     double foreseen;       /* when paused: sampling seconds to its decision (au_stats_to_decide) */
+    bool hopeless;         /* when paused: it foresaw (it had enough samples to) no decision within
+                            * the longest turn it could get, audit.extend's included; before() */
     bool ahead;            /* compiling or READY ahead (audit.ahead): holds its slot, not counted in running */
 } Bake;
 
@@ -490,8 +493,15 @@ static bool idle(const AuAuditor *au, const Bake *c)
     return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
 }
 
+/* Under mu: whether c, paused, is hopeless (Bake.hopeless). */
+static bool hopeless(const Bake *c)
+{
+    return c->rec.phase == AU_PHASE_PAUSED && c->hopeless;
+}
+
 /* Under mu: whether c goes before best: one whose method is called now
- * before an idle one (idle()); then one not deferred (defer()) before a
+ * before an idle one (idle()); then one not hopeless() before a hopeless
+ * one; then one not deferred (defer()) before a
  * deferred one; then fewest turns first; of those never
  * run, the one compiled ahead (it was chosen by this order when it began
  * to compile), then the most called through its entry lately (its
@@ -499,12 +509,19 @@ static bool idle(const AuAuditor *au, const Bake *c)
  * calls), then the oldest; of those paused, the one foreseeing its
  * decision soonest (Bake.foreseen: shortest job first gets the most
  * decisions out of the slot's time), then the least recently run (round
- * robin among those foreseeing none). */
+ * robin among those foreseeing none).  Hopeless after deferred: in a
+ * 35 s Havlak run four paused bakeoffs, intervals 20-290% wide, took
+ * turn after turn from 18 s on (each cut a quarter in, audit.cut), while
+ * the 9 deferred ones, `initAllNodes$lambda1` (−10.5%) and
+ * `Vector.hasSome` (−6.8%) among them, never started. */
 static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
 {
     bool ci = idle(au, c), bi = idle(au, best);
     if (ci != bi)
         return bi;
+    bool ch = hopeless(c), bh = hopeless(best);
+    if (ch != bh)
+        return bh;
     if (c->rec.deferred != best->rec.deferred)
         return best->rec.deferred;
     if (c->rec.turns != best->rec.turns)
@@ -1077,6 +1094,8 @@ static void rotate(AuAuditor *au)
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         au_analysis_result(au->an, b->aid, &b->rec.result);
         b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
+        b->hopeless = b->rec.result.foresight.n > 0 &&
+                      !(b->foreseen <= au->cfg.quantum * (double)(1 + au->vm->tun.audit_extend));
         end_turn(au, b);
         b->rec.phase = AU_PHASE_PAUSED;
         b->rec.cut += !over;

@@ -448,6 +448,32 @@ check audit-cut-range 2 "tunable 'audit.cut' must be in 0..100 (percent of a tur
     $T --audit=aa -X audit.cut=101 run "$D/ok.tla"
 check help-audit-cut 0 "audit.cut" -- $T --help
 
+# The queue puts a paused bakeoff that foresees no decision within the
+# longest turn it could get (s1 and s2, cut as above; windows of 10
+# samples, so that they foresee at all) after a deferred one (a, hot once
+# they take turns, its probe below audit.min_cycles, 1.5 × a first
+# reading: readings move by a third between runs here): a compiles while
+# s1 and s2 still take turns, where before they took turns to the end and
+# a, deferred, never compiled.  (When s1 and s2 are both hopeless as a
+# is probed, nothing goes before a and it is not deferred at all.)
+head -2 "$D/cut.tl" >"$D/hopeless.tl"
+printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 7; } return s; }\n' >>"$D/hopeless.tl"
+printf 'fn main() {\n    var t = 0;\n    for k in 0..10000 {\n        t = t + s1(100000) + s2(100000);\n' >>"$D/hopeless.tl"
+printf '        if k >= 2000 { for j in 0..20 { t = t + a(40); } }\n    }\n    println(t);\n}\n' >>"$D/hopeless.tl"
+read_probe=$($CUT -X audit.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl" 2>&1 |
+    sed -n 's/.*audit: compiled #[0-9]* a client=aa .*probe=\([0-9]*\)cycles.*/\1/p' | head -1)
+if [[ -n $read_probe && $read_probe -gt 0 ]]; then
+    $CUT -X audit.trim_window=10 -X audit.trim_drop=1 -X audit.min_cycles=$((read_probe * 3 / 2)) \
+        run "$D/hopeless.tl" >"$D/out" 2>&1
+    if ! grep -qE 'audit: compiled #[0-9]+ a client=aa' "$D/out"; then
+        echo "FAIL audit-hopeless-after-deferred: a never compiled: $(grep -E 'audit: (cut|compiled|deferred)' "$D/out" | head -6)"
+    else
+        echo "PASS audit-hopeless-after-deferred"
+    fi
+else
+    echo "FAIL audit-hopeless-after-deferred: no probe reading for a"
+fi
+
 # bench/audit-eval's parsing and counting, on hand-written stats files
 # (tests/audit-eval/README.md says what each method's runs should count as)
 bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1
