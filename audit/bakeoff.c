@@ -493,6 +493,13 @@ static bool idle(const AuAuditor *au, const Bake *c)
     return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
 }
 
+/* The longest a turn can last, in seconds: audit.quantum_ms and every
+ * extra turn audit.extend may add to it. */
+static double longest_turn(const AuAuditor *au)
+{
+    return au->cfg.quantum * (double)(1 + au->vm->tun.audit_extend);
+}
+
 /* Under mu: whether c, paused, is hopeless (Bake.hopeless). */
 static bool hopeless(const Bake *c)
 {
@@ -1020,8 +1027,8 @@ static bool extend(AuAuditor *au, Bake *b)
     return true;
 }
 
-/* Under mu: whether b, audit.cut of the way into its turn, ends the turn
- * now (rotate()): at its rate so far it cannot have `need` samples (the
+/* Under mu: whether b, audit.cut of the way into its turn or more (rotate()
+ * asks), ends the turn now: at its rate so far it cannot have `need` samples (the
  * fewest any test looks at) by the turn's end, and its foresight sees no
  * decision by the end of the longest turn extend() could give it, so the
  * turn would end undecided.  Why: shortest job first; a turn spent that
@@ -1033,9 +1040,6 @@ static bool extend(AuAuditor *au, Bake *b)
  * when a turn stops does not touch α. */
 static bool cut_short(AuAuditor *au, Bake *b, double ran)
 {
-    int64_t cut = au->vm->tun.audit_cut;
-    if (cut <= 0 || ran < au->cfg.quantum * (double)cut / 100)
-        return false;
     AuResult r;
     if (!au_analysis_result(au->an, b->aid, &r) || r.outcome != AU_RUNNING || r.confirming)
         return false;
@@ -1045,8 +1049,7 @@ static bool cut_short(AuAuditor *au, Bake *b, double ran)
     uint64_t need = f->need ? f->need : au->cfg.min_samples;
     if (at_end >= (double)need)
         return false;
-    double longest = left + (double)(au->vm->tun.audit_extend - b->extra) * au->cfg.quantum;
-    return !(au_stats_to_decide(&au->cfg, &r) <= longest);
+    return !(au_stats_to_decide(&au->cfg, &r) <= longest_turn(au) - ran);
 }
 
 /* Under mu: whether sampling b, its turn over, gives its slot to c, the
@@ -1081,10 +1084,14 @@ static void rotate(AuAuditor *au)
             continue;
         double ran = now - b->turn_start;
         bool over = ran >= au->cfg.quantum * (1 + b->extra);
-        if (!over && !cut_short(au, b, ran))
+        int64_t cut = au->vm->tun.audit_cut;   /* percent of a turn */
+        if (!over && (cut <= 0 || ran < au->cfg.quantum * (double)cut / 100))
             continue;
         Bake *c = next_waiting(au, b);
         if (!c || !yields(au, b, c))
+            continue;
+        /* cut_short solves the foresight: only once another would take the slot */
+        if (!over && !cut_short(au, b, ran))
             continue;
         if (over && extend(au, b))
             continue;
@@ -1094,8 +1101,7 @@ static void rotate(AuAuditor *au)
         __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         au_analysis_result(au->an, b->aid, &b->rec.result);
         b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
-        b->hopeless = b->rec.result.foresight.n > 0 &&
-                      !(b->foreseen <= au->cfg.quantum * (double)(1 + au->vm->tun.audit_extend));
+        b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= longest_turn(au));
         end_turn(au, b);
         b->rec.phase = AU_PHASE_PAUSED;
         b->rec.cut += !over;
