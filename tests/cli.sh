@@ -23,6 +23,30 @@ check() {
     fi
 }
 
+# check_timed NAME WANT_STATUS WANT_TEXT -- command...: as check, for a
+# run whose outcome hangs on this machine's timings (a probe reading
+# against a threshold set from an earlier run, a call rate): passes when
+# one of three runs does.  A broken feature fails all three.
+check_timed() {
+    local name=$1 i
+    for i in 1 2 3; do
+        check "$@" >"$D/check" || true
+        if grep -q '^PASS' "$D/check"; then cat "$D/check"; return; fi
+    done
+    echo "$(cat "$D/check") (3 runs)"
+}
+
+# probe_median command...: the median of three probe readings of the
+# program's method a ("compiled #N a ... probe=Ncycles"; the command sets
+# audit.defer=0 and audit.min_cycles=0); empty if fewer than two read
+probe_median() {
+    local i
+    for i in 1 2 3; do
+        "$@" 2>&1 </dev/null |
+            sed -n 's/.*audit: compiled #[0-9]* a client=aa .*probe=\([0-9]*\)cycles.*/\1/p' | head -1
+    done | sort -n | sed -n 2p
+}
+
 cat >"$D/ok.tla" <<'EOF'
 native println_int (int) : void = builtin "println_int"
 main main
@@ -416,12 +440,11 @@ printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return 
 printf 'fn b(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/defer.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..4000000 { t = t + a(40) + b(40); }\n    println(t);\n}\n' >>"$D/defer.tl"
 DEFER="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 --log=audit"
-read_probe=$($DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl" 2>&1 |
-    sed -n 's/.*audit: compiled #[0-9]* a client=aa .*probe=\([0-9]*\)cycles.*/\1/p' | head -1)
+read_probe=$(probe_median $DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl")
 if [[ -n $read_probe && $read_probe -gt 0 ]]; then
     DM=$((read_probe * 9 / 5))
-    check audit-defer 0 "audit: deferred #1 a client=aa probe=" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
-    check audit-defer-then-compiled 0 "audit: compiled #1 a client=aa" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
+    check_timed audit-defer 0 "audit: deferred #1 a client=aa probe=" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
+    check_timed audit-defer-then-compiled 0 "audit: compiled #1 a client=aa" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
     check audit-defer-output 0 "488000000" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
     $DEFER -X audit.defer=0 -X audit.min_cycles=$DM run "$D/defer.tl" >"$D/out" 2>&1
     if grep -q "audit: deferred" "$D/out"; then echo "FAIL audit-defer-off: deferred with audit.defer=0"; else echo "PASS audit-defer-off"; fi
@@ -438,9 +461,13 @@ printf 'fn s1(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return
 printf 'fn s2(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/cut.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..10000 { t = t + s1(100000) + s2(100000); }\n    println(t);\n}\n' >>"$D/cut.tl"
 CUT="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 -X audit.min_samples=2000 -X audit.quantum_ms=400 --log=audit"
-$CUT run "$D/cut.tl" >"$D/out" 2>&1
+# (the rates are this machine's: one of three runs must cut)
+for try in 1 2 3; do
+    $CUT run "$D/cut.tl" >"$D/out" 2>&1
+    grep -qE 'audit: cut #[12] s[12] client=aa turn=1 sampled=0\.[0-9]+s samples=' "$D/out" && break
+done
 if grep -qE 'audit: cut #[12] s[12] client=aa turn=1 sampled=0\.[0-9]+s samples=' "$D/out"; then echo "PASS audit-cut"
-else echo "FAIL audit-cut: no turn cut: $(grep -E 'audit: (sampling|paused|cut|decided|failed)' "$D/out" | head -4)"; fi
+else echo "FAIL audit-cut: no turn cut in 3 runs: $(grep -E 'audit: (sampling|paused|cut|decided|failed)' "$D/out" | head -4)"; fi
 check audit-cut-output 0 "3000020000" -- $CUT run "$D/cut.tl"
 $CUT -X audit.cut=0 run "$D/cut.tl" >"$D/out" 2>&1
 if grep -q "audit: cut" "$D/out"; then echo "FAIL audit-cut-off: cut with audit.cut=0"; else echo "PASS audit-cut-off"; fi
@@ -460,13 +487,15 @@ head -2 "$D/cut.tl" >"$D/hopeless.tl"
 printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 7; } return s; }\n' >>"$D/hopeless.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..10000 {\n        t = t + s1(100000) + s2(100000);\n' >>"$D/hopeless.tl"
 printf '        if k >= 2000 { for j in 0..20 { t = t + a(40); } }\n    }\n    println(t);\n}\n' >>"$D/hopeless.tl"
-read_probe=$($CUT -X audit.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl" 2>&1 |
-    sed -n 's/.*audit: compiled #[0-9]* a client=aa .*probe=\([0-9]*\)cycles.*/\1/p' | head -1)
+read_probe=$(probe_median $CUT -X audit.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl")
 if [[ -n $read_probe && $read_probe -gt 0 ]]; then
-    $CUT -X audit.trim_window=10 -X audit.trim_drop=1 -X audit.min_cycles=$((read_probe * 3 / 2)) \
-        run "$D/hopeless.tl" >"$D/out" 2>&1
+    for try in 1 2 3; do
+        $CUT -X audit.trim_window=10 -X audit.trim_drop=1 -X audit.min_cycles=$((read_probe * 3 / 2)) \
+            run "$D/hopeless.tl" >"$D/out" 2>&1
+        grep -qE 'audit: compiled #[0-9]+ a client=aa' "$D/out" && break
+    done
     if ! grep -qE 'audit: compiled #[0-9]+ a client=aa' "$D/out"; then
-        echo "FAIL audit-hopeless-after-deferred: a never compiled: $(grep -E 'audit: (cut|compiled|deferred)' "$D/out" | head -6)"
+        echo "FAIL audit-hopeless-after-deferred: a never compiled in 3 runs: $(grep -E 'audit: (cut|compiled|deferred)' "$D/out" | head -6)"
     else
         echo "PASS audit-hopeless-after-deferred"
     fi
