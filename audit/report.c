@@ -280,7 +280,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"duration\":", f);
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
-    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"sampled\":", r->turns, r->extended, r->cut);
+    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"idled\":%d,\"sampled\":", r->turns, r->extended,
+            r->cut, r->idled);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
@@ -451,6 +452,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         break;
     case AU_EV_PAUSED:
     case AU_EV_CUT:
+    case AU_EV_IDLE:
     case AU_EV_RESUMED:
         add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
         add_samples(&l, res, n);
@@ -489,6 +491,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " extended=%d", r->extended);
         if (r->cut)
             add(&l, " cut=%d", r->cut);
+        if (r->idled)
+            add(&l, " idled=%d", r->idled);
         if (res->online.outcome != AU_RUNNING) {
             add(&l, " online=%s:", outcome_name(res->online.outcome));
             add_variant(&l, r, res->online.install);

@@ -551,20 +551,56 @@ TEST(audit_bakeoff_idle)
 }
 
 /* Futility by rate judges from 90% of a turn, here 18 ms, long before
- * drop_idle's 100 rounds: a bakeoff that got no timed call at all still
- * ends as drop_idle's case, not as a (futile) timeout: it measured
- * nothing. */
+ * drop_idle's 100 rounds (0.1 s): a bakeoff that got no timed call in its
+ * turn is paused ("idle": its method not called then), not ended as a
+ * (futile) timeout: it measured nothing.  Its next turn begins a fresh
+ * analysis, whose samples decide it; once its turns without a timed
+ * call sum to 100 rounds, it ends as drop_idle's case. */
 TEST(audit_bakeoff_futile_without_calls)
 {
-    static const char *const set[] = {"audit.clients=aa", "audit.quantum_ms=20", NULL};
-    Env e;
-    VmMethod *twice = bake_twice(&e, set, true);
-    if (!twice)
-        return;
-    CHECK(twice->entry == stub_dispatch);
-    usleep(40000);
-    au_analysis_step(au_auditor_analysis(e.au), au_now());
-    check_ended_idle(&e, twice);
+    static const char *const set[] = {
+        "audit.clients=aa", "audit.quantum_ms=20", "audit.min_samples=200", "audit.trim_window=10",
+        "audit.trim_drop=1", "audit.confirm=0",    NULL,
+    };
+    for (int decides = 1; decides >= 0; decides--) {
+        Env e;
+        VmMethod *twice = bake_twice(&e, set, true);
+        if (!twice)
+            return;
+        CHECK(twice->entry == stub_dispatch);
+        uint32_t first = stub.tab[0]->bakeoff;
+        AuAnalysis *an = au_auditor_analysis(e.au);
+        usleep(40000);
+        au_analysis_step(an, au_now());
+        AuBakeoffRecord r[2];
+        records(&e, r, 2);
+        CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+        CHECK_INT(r[0].idled, 1);
+        CHECK_INT(r[0].result.outcome, AU_RUNNING);
+        CHECK(twice->entry == fake_compiled);
+        au_auditor_poll(e.au);   /* nothing else waits: its next turn */
+        records(&e, r, 2);
+        CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+        CHECK_INT(r[0].turns, 2);
+        CHECK(twice->entry == stub_dispatch);
+        CHECK_INT(stub.n, 1);    /* nothing recompiled */
+        CHECK(stub.tab[0]->bakeoff != first && stub.tab[0]->bakeoff != 0);
+        if (decides) {
+            feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 1000);
+            au_analysis_step(an, au_now());
+            records(&e, r, 2);
+            CHECK_INT(r[0].phase, AU_PHASE_DONE);
+            CHECK_INT(r[0].result.outcome, AU_WINNER);
+            CHECK(twice->entry == stub_clean1);
+            env_free(&e);
+        } else {
+            usleep(70000);   /* 110 ms without a timed call, turns summed */
+            au_analysis_step(an, au_now());
+            records(&e, r, 2);
+            CHECK_INT(r[0].idled, 1);
+            check_ended_idle(&e, twice);
+        }
+    }
 }
 
 /* Turns (audit.quantum_ms=1): once its turn is over, the sampling

@@ -160,7 +160,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
-                      "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
+                      "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
                       "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
@@ -175,7 +175,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
-    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"cut\":0,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"failure\":null,"
+    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"cut\":0,\"idled\":0,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"failure\":null,"
                       "\"online\":null,\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
@@ -199,7 +199,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,\"between\":false,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
-    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
+    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
     CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
                       "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
@@ -630,6 +630,12 @@ TEST(audit_report_log_lines)
     s = log_line(1.25, &r, AU_EV_CUT);
     CHECK_CONTAINS(s, " samples=12000,11990 decides_in=4.500s\n");
     free(s);
+    r = record(7, AU_PHASE_PAUSED, AU_RUNNING);   /* no timed call in its turn */
+    r.idled = 1;
+    r.result.to_decide = INFINITY;
+    s = log_line(1.25, &r, AU_EV_IDLE);
+    CHECK_STR(s, "[1250.000ms] audit: idle #7 Foo.bar client=inline turn=1 sampled=1.000s samples=12000,11990\n");
+    free(s);
     r = record(7, AU_PHASE_DONE, AU_WINNER);
     r.extended = 2;
     s = log_line(3.25, &r, AU_EV_DECIDED);
@@ -639,6 +645,10 @@ TEST(audit_report_log_lines)
     r.cut = 3;
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " duration=2.250s sampled=2.250s turns=4 extended=2 cut=3\n");
+    free(s);
+    r.idled = 2;
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " turns=4 extended=2 cut=3 idled=2\n");
     free(s);
     r = record(7, AU_PHASE_FAILED, AU_RUNNING);
     snprintf(r.failure, sizeof r.failure, "as: error\nsecond line");
