@@ -504,6 +504,15 @@ static double longest_turn(const AuAuditor *au)
     return au->cfg.quantum * (double)(1 + au->vm->tun.audit_extend);
 }
 
+/* Turns c has had that got timed calls: an idle one (pause_idle)
+ * measured nothing, so it does not count in the round robin.  Why:
+ * behind the never-run bakeoffs, Havlak's `Vector.hasSome`, paused idle
+ * after one turn, never got a second. */
+static int turns_had(const Bake *c)
+{
+    return c->rec.turns - c->rec.idled;
+}
+
 /* Under mu: whether c, paused, is hopeless (Bake.hopeless). */
 static bool hopeless(const Bake *c)
 {
@@ -513,8 +522,9 @@ static bool hopeless(const Bake *c)
 /* Under mu: whether c goes before best: one whose method is called now
  * before an idle one (idle()); then one not hopeless() before a hopeless
  * one; then one not deferred (defer()) before a
- * deferred one; then fewest turns first; of those never
- * run, the one compiled ahead (it was chosen by this order when it began
+ * deferred one; then fewest turns first (turns_had: idle turns not
+ * counted); of those never run (or run idle only), the one compiled
+ * ahead (it was chosen by this order when it began
  * to compile), then the most called through its entry lately (its
  * samples come fastest: a method-level test needs min_samples timed
  * calls), then the oldest; of those paused, the one foreseeing its
@@ -535,11 +545,12 @@ static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
         return bh;
     if (c->rec.deferred != best->rec.deferred)
         return best->rec.deferred;
-    if (c->rec.turns != best->rec.turns)
-        return c->rec.turns < best->rec.turns;
-    if (c->rec.turns == 0 && (c->rec.phase == AU_PHASE_READY) != (best->rec.phase == AU_PHASE_READY))
+    int ct = turns_had(c), bt = turns_had(best);
+    if (ct != bt)
+        return ct < bt;
+    if (ct == 0 && (c->rec.phase == AU_PHASE_READY) != (best->rec.phase == AU_PHASE_READY))
         return c->rec.phase == AU_PHASE_READY;
-    if (c->rec.turns == 0)
+    if (ct == 0)
         return au->ms[c->m->index].rate > au->ms[best->m->index].rate;
     if (c->foreseen != best->foreseen)
         return c->foreseen < best->foreseen;
@@ -1105,7 +1116,7 @@ static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
     bool bi = idle(au, b), ci = idle(au, c);
     if (bi != ci)
         return bi;
-    return c->rec.turns <= b->rec.turns;
+    return turns_had(c) <= turns_had(b);
 }
 
 /* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has

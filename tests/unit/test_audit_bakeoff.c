@@ -603,6 +603,41 @@ TEST(audit_bakeoff_futile_without_calls)
     }
 }
 
+/* An idle turn (no timed call: pause_idle) does not count among the
+ * turns that order the queue (turns_had): work, paused idle after its
+ * first turn and called ten times as often as twice lately, goes before
+ * twice, which never ran; counted, its one turn put it behind. */
+TEST(audit_bakeoff_idle_turns_not_counted)
+{
+    static const char *const set[] = {
+        "audit.clients=aa",  "audit.quantum_ms=20", "audit.interval_ms=10", "audit.min_samples=200",
+        "audit.trim_window=10", "audit.trim_drop=1", "audit.confirm=0", "audit.ahead=0",
+        "audit.timeout_ms=60000", NULL,
+    };
+    Env e;
+    if (!two_hot(&e, set))
+        return;
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    AuBakeoffRecord r[2];
+    CHECK_INT(records(&e, r, 2), 2);
+    CHECK_STR(r[0].method, "work");
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+    usleep(520000);   /* a rate window */
+    work->prof.calls += 1000000;
+    twice->prof.calls += 100000;
+    au_analysis_step(au_auditor_analysis(e.au), au_now());
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[0].idled, 1);
+    au_auditor_poll(e.au);
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[0].turns, 2);
+    CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
+    env_free(&e);
+}
+
 /* Turns (audit.quantum_ms=1): once its turn is over, the sampling
  * bakeoff is paused for a waiting one (old code back, samples kept, not
  * decided while paused) and resumes, not recompiled, when that one's turn
