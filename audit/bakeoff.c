@@ -185,6 +185,8 @@ typedef struct MethodState {
     double mark_t;         /* since(): when rate was last measured */
     double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
     bool rated;            /* rate is from a whole RATE_PERIOD */
+    uint64_t last;         /* calls at the last scan */
+    bool called;           /* called through its entry since the scan before the last */
     /* the bakeoff thread's alone (probed_cheap), not under mu: */
     AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
     double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
@@ -379,10 +381,12 @@ static void scan(AuAuditor *au)
         uint64_t calls = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
         if (!s->seen) {
             s->seen = true;
-            s->base = s->mark = calls;
+            s->base = s->mark = s->last = calls;
             s->mark_t = now;
             continue;
         }
+        s->called = calls != s->last;
+        s->last = calls;
         if (now - s->mark_t >= RATE_PERIOD) {
             s->rate = (double)(calls - s->mark) / (now - s->mark_t);
             s->rated = true;
@@ -494,6 +498,13 @@ static bool startable(const AuAuditor *au, const Bake *c, const Bake *freed)
 static bool idle(const AuAuditor *au, const Bake *c)
 {
     const MethodState *s = &au->ms[c->m->index];
+    /* paused idle (pause_idle): its turn found its method not called; it
+     * is called again only once it is called now, within the last scan
+     * interval, so that its next turn begins inside its phase: going by
+     * the rate over RATE_PERIOD, Havlak's `Vector.hasSome` resumed as its
+     * phase had just ended */
+    if (c->rec.phase == AU_PHASE_PAUSED && !c->aid)
+        return !s->called;
     return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
 }
 
@@ -1382,8 +1393,9 @@ void au_auditor_stop(AuAuditor *au)
     refresh(au);
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        if ((b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) && b->aid) {
-            au_analysis_cancel(au->an, b->aid);
+        if (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) {
+            if (b->aid)   /* none: paused idle (pause_idle) */
+                au_analysis_cancel(au->an, b->aid);
             b->aid = 0;
             if (b->rec.phase == AU_PHASE_SAMPLING)
                 end_turn(au, b);

@@ -638,6 +638,45 @@ TEST(audit_bakeoff_idle_turns_not_counted)
     env_free(&e);
 }
 
+/* A bakeoff paused idle resumes only once its method is called now
+ * (since the scan before: idle()), not when the slot frees: work, paused
+ * idle, not called, waits while twice, never run, takes its turn; called
+ * again, it takes the slot back when twice's turn is over. */
+TEST(audit_bakeoff_idle_resumes_when_called)
+{
+    static const char *const set[] = {
+        "audit.clients=aa",  "audit.quantum_ms=20", "audit.interval_ms=10", "audit.min_samples=200",
+        "audit.trim_window=10", "audit.trim_drop=1", "audit.confirm=0", "audit.ahead=0",
+        "audit.timeout_ms=60000", NULL,
+    };
+    Env e;
+    if (!two_hot(&e, set))
+        return;
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    AuBakeoffRecord r[2];
+    CHECK_INT(records(&e, r, 2), 2);
+    CHECK_STR(r[0].method, "work");
+    usleep(40000);
+    au_analysis_step(au_auditor_analysis(e.au), au_now());
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[0].idled, 1);
+    au_auditor_poll(e.au);   /* work not called: twice goes first */
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK(twice->entry == stub_dispatch);
+    work->prof.calls += 10;   /* work called again */
+    usleep(25000);
+    au_auditor_poll(e.au);   /* twice's turn is over: work resumes */
+    records(&e, r, 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[0].turns, 2);
+    CHECK_INT(r[1].phase, AU_PHASE_PAUSED);
+    CHECK(work->entry == stub_dispatch);
+    env_free(&e);
+}
+
 /* Turns (audit.quantum_ms=1): once its turn is over, the sampling
  * bakeoff is paused for a waiting one (old code back, samples kept, not
  * decided while paused) and resumes, not recompiled, when that one's turn
