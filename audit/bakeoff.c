@@ -186,7 +186,7 @@ typedef struct MethodState {
     double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
     bool rated;            /* rate is from a whole RATE_PERIOD */
     uint64_t last;         /* calls at the last scan */
-    bool called;           /* called through its entry since the scan before the last */
+    bool called;           /* called through its entry between the last two scans */
     /* the bakeoff thread's alone (probed_cheap), not under mu: */
     AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
     double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
@@ -499,10 +499,10 @@ static bool idle(const AuAuditor *au, const Bake *c)
 {
     const MethodState *s = &au->ms[c->m->index];
     /* paused idle (pause_idle): its turn found its method not called; it
-     * is called again only once it is called now, within the last scan
-     * interval, so that its next turn begins inside its phase: going by
-     * the rate over RATE_PERIOD, Havlak's `Vector.hasSome` resumed as its
-     * phase had just ended */
+     * stays idle until the method is called again between the last two
+     * scans (10 ms), so that its next turn begins inside its phase: by the
+     * rate over RATE_PERIOD, Havlak's `Vector.hasSome` resumed just as its
+     * phase had ended */
     if (c->rec.phase == AU_PHASE_PAUSED && !c->aid)
         return !s->called;
     return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
@@ -954,9 +954,9 @@ static void fail_idle(AuAuditor *au, Bake *b)
  * verdict, analysis.c, 0.3 s in; the analysis has dropped it): with
  * turns (audit.quantum_ms), and less than IDLE_ROUNDS intervals sampled
  * so far, turns summed, it is PAUSED instead of failed: the old code
- * back, its rate putting it last in the queue (idle()) until its method
- * is called again; its next turn begins a fresh analysis (resume), as
- * this one measured nothing.  Why: Havlak's phases recur every 0.8 s,
+ * back, last in the queue (idle()) until its method is called again;
+ * its next turn begins a fresh analysis (resume), as this one measured
+ * nothing.  Why: Havlak's phases recur every 0.8 s,
  * and `Vector.hasSome` (−6.8%) failed for good in half the runs, its turn
  * having begun as its phase ended.  drop_idle fails one that stays idle
  * past the IDLE_ROUNDS intervals.  False: b is left to fail_idle. */
