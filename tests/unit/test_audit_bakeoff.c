@@ -603,33 +603,46 @@ TEST(audit_bakeoff_futile_without_calls)
     }
 }
 
-/* An idle turn (no timed call: pause_idle) does not count among the
- * turns that order the queue (turns_had): work, paused idle after its
- * first turn and called ten times as often as twice lately, goes before
- * twice, which never ran; counted, its one turn put it behind. */
-TEST(audit_bakeoff_idle_turns_not_counted)
+/* two_hot with turns of 20 ms, then `wait` µs in which work (sampling)
+ * gets no timed call while its method and twice's are called work_calls
+ * and twice_calls times, and an analysis round: work is paused idle,
+ * twice never ran.  False (nothing to free) when the environment could
+ * not be built. */
+static bool work_paused_idle(Env *e, useconds_t wait, uint64_t work_calls, uint64_t twice_calls)
 {
     static const char *const set[] = {
         "audit.clients=aa",  "audit.quantum_ms=20", "audit.interval_ms=10", "audit.min_samples=200",
         "audit.trim_window=10", "audit.trim_drop=1", "audit.confirm=0", "audit.ahead=0",
         "audit.timeout_ms=60000", NULL,
     };
-    Env e;
-    if (!two_hot(&e, set))
-        return;
-    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    if (!two_hot(e, set))
+        return false;
     AuBakeoffRecord r[2];
-    CHECK_INT(records(&e, r, 2), 2);
+    CHECK_INT(records(e, r, 2), 2);
     CHECK_STR(r[0].method, "work");
     CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
     CHECK_INT(r[1].phase, AU_PHASE_QUEUED);
-    usleep(520000);   /* a rate window */
-    work->prof.calls += 1000000;
-    twice->prof.calls += 100000;
-    au_analysis_step(au_auditor_analysis(e.au), au_now());
-    records(&e, r, 2);
+    usleep(wait);
+    test_method(e->vm, "work")->prof.calls += work_calls;
+    test_method(e->vm, "twice")->prof.calls += twice_calls;
+    au_analysis_step(au_auditor_analysis(e->au), au_now());
+    records(e, r, 2);
     CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
     CHECK_INT(r[0].idled, 1);
+    return true;
+}
+
+/* An idle turn (no timed call: pause_idle) does not count among the
+ * turns that order the queue (turns_had): work, paused idle after its
+ * first turn and called ten times as often as twice lately (a rate
+ * window), goes before twice, which never ran; counted, its one turn put
+ * it behind. */
+TEST(audit_bakeoff_idle_turns_not_counted)
+{
+    Env e;
+    if (!work_paused_idle(&e, 520000, 1000000, 100000))
+        return;
+    AuBakeoffRecord r[2];
     au_auditor_poll(e.au);
     records(&e, r, 2);
     CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
@@ -638,29 +651,17 @@ TEST(audit_bakeoff_idle_turns_not_counted)
     env_free(&e);
 }
 
-/* A bakeoff paused idle resumes only once its method is called now
- * (since the scan before: idle()), not when the slot frees: work, paused
- * idle, not called, waits while twice, never run, takes its turn; called
- * again, it takes the slot back when twice's turn is over. */
+/* A bakeoff paused idle resumes only once its method is called again
+ * (between the last two scans: idle()), not when the slot frees: work,
+ * paused idle, not called, waits while twice, never run, takes its turn;
+ * called again, it takes the slot back when twice's turn is over. */
 TEST(audit_bakeoff_idle_resumes_when_called)
 {
-    static const char *const set[] = {
-        "audit.clients=aa",  "audit.quantum_ms=20", "audit.interval_ms=10", "audit.min_samples=200",
-        "audit.trim_window=10", "audit.trim_drop=1", "audit.confirm=0", "audit.ahead=0",
-        "audit.timeout_ms=60000", NULL,
-    };
     Env e;
-    if (!two_hot(&e, set))
+    if (!work_paused_idle(&e, 40000, 0, 0))
         return;
     VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
     AuBakeoffRecord r[2];
-    CHECK_INT(records(&e, r, 2), 2);
-    CHECK_STR(r[0].method, "work");
-    usleep(40000);
-    au_analysis_step(au_auditor_analysis(e.au), au_now());
-    records(&e, r, 2);
-    CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
-    CHECK_INT(r[0].idled, 1);
     au_auditor_poll(e.au);   /* work not called: twice goes first */
     records(&e, r, 2);
     CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
