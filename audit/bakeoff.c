@@ -77,9 +77,9 @@
  *            code back (the method is no longer called through its
  *            entry): it would hold its slot for nothing.  With turns,
  *            one whose turn got none (futility's verdict) while under
- *            those 100 intervals is PAUSED instead, its analysis begun
- *            afresh at its next turn (pause_idle: a phase of the program
- *            that comes back).  Not with audit.sample_every=0, where no
+ *            those 100 intervals is PAUSED instead until its method is
+ *            called again, its analysis begun afresh at its next turn
+ *            (pause_idle: a phase of the program that comes back).  Not with audit.sample_every=0, where no
  *            call is timed.
  *
  * Dispatch (thesis Fig. III.9): the dispatcher is variant 0's clean code
@@ -483,6 +483,11 @@ static bool startable(const AuAuditor *au, const Bake *c, const Bake *freed)
         return false;
     if (c->rec.phase == AU_PHASE_QUEUED)
         return true;
+    /* paused idle (pause_idle): not until its method is called again,
+     * even with the slot free; a method its callers inlined waits to the
+     * end, where each turn would have cost 0.3 s of the slot */
+    if (!c->aid && !au->ms[c->m->index].called)
+        return false;
     return !(au->slots & 1u << c->d->slot) || (freed && freed->slot == (int)c->d->slot);
 }
 
@@ -500,9 +505,9 @@ static bool idle(const AuAuditor *au, const Bake *c)
     const MethodState *s = &au->ms[c->m->index];
     /* paused idle (pause_idle): its turn found its method not called; it
      * stays idle until the method is called again between the last two
-     * scans (10 ms), so that its next turn begins inside its phase: by the
-     * rate over RATE_PERIOD, Havlak's `Vector.hasSome` resumed just as its
-     * phase had ended */
+     * scans (10 ms; startable() keeps it out until then), so that its next
+     * turn begins inside its phase: by the rate over RATE_PERIOD, Havlak's
+     * `Vector.hasSome` resumed just as its phase had ended */
     if (c->rec.phase == AU_PHASE_PAUSED && !c->aid)
         return !s->called;
     return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
@@ -954,9 +959,9 @@ static void fail_idle(AuAuditor *au, Bake *b)
  * verdict, analysis.c, 0.3 s in; the analysis has dropped it): with
  * turns (audit.quantum_ms), and less than IDLE_ROUNDS intervals sampled
  * so far, turns summed, it is PAUSED instead of failed: the old code
- * back, last in the queue (idle()) until its method is called again;
- * its next turn begins a fresh analysis (resume), as this one measured
- * nothing.  Why: Havlak's phases recur every 0.8 s,
+ * back, out of the queue (startable()) until its method is called
+ * again; its next turn begins a fresh analysis (resume), as this one
+ * measured nothing.  Why: Havlak's phases recur every 0.8 s,
  * and `Vector.hasSome` (−6.8%) failed for good in half the runs, its turn
  * having begun as its phase ended.  drop_idle fails one that stays idle
  * past the IDLE_ROUNDS intervals.  False: b is left to fail_idle. */

@@ -475,23 +475,29 @@ check audit-cut-range 2 "tunable 'audit.cut' must be in 0..100 (percent of a tur
     $T --audit=aa -X audit.cut=101 run "$D/ok.tla"
 check help-audit-cut 0 "audit.cut" -- $T --help
 
-# idle turns: p is called for 0.05 s, then not for 0.6 s, then for 1.85 s.
-# Its dispatcher goes in some 0.1 s in (the bakeoff's compile), so its
-# first turn gets no timed call; 0.3 s in, it is paused ("idle") instead
-# of failed, resumes (nothing else waits) and decides once p is called
-# again.  Without turns it fails as before.
+# idle turns: with audit.hot_threshold=0 p's bakeoff starts as p is
+# compiled, at its first call (--jit=eager); then p is not called for 1 s,
+# and then called to 2.5 s.  So its first turn gets no timed call; 0.3 s
+# in, it is paused ("idle") instead of failed, waits, the slot free,
+# until p is called again, resumes and decides.  Without turns it fails
+# as before.
 printf 'fn p(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return s; }\n' >"$D/idle.tl"
 printf 'fn q(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/idle.tl"
-printf 'fn main() {\n    var t = 0;\n    let t0 = clock();\n' >>"$D/idle.tl"
-printf '    while clock() - t0 < 0.05 { t = t + p(40); }\n    while clock() - t0 < 0.65 { t = t + q(40); }\n' >>"$D/idle.tl"
-printf '    while clock() - t0 < 2.5 { t = t + p(40); }\n    println(t > 0);\n}\n' >>"$D/idle.tl"
-IDLE="$T --jit=eager -X inline.max_depth=0 --audit=aa -X audit.methods=p -X audit.hot_threshold=1000 -X audit.probe=0 -X audit.min_samples=2000 --log=audit"
+printf 'fn main() {\n    var t = p(1);\n    let t0 = clock();\n' >>"$D/idle.tl"
+printf '    while clock() - t0 < 1.0 { t = t + q(40); }\n    while clock() - t0 < 2.5 { t = t + p(40); }\n' >>"$D/idle.tl"
+printf '    println(t > 0);\n}\n' >>"$D/idle.tl"
+IDLE="$T --jit=eager -X inline.max_depth=0 --audit=aa -X audit.methods=p -X audit.hot_threshold=0 -X audit.probe=0 -X audit.min_samples=2000 --log=audit"
 check_timed audit-idle-turn 0 "audit: idle #1 p client=aa turn=1 sampled=0." -- $IDLE run "$D/idle.tl"
 check_timed audit-idle-then-decided 0 " idled=1" -- $IDLE run "$D/idle.tl"
 check_timed audit-idle-no-turns 0 "audit: failed #1 p client=aa: not called through its entry in 0." -- \
     $IDLE -X audit.quantum_ms=0 run "$D/idle.tl"
 $IDLE --stats="$D/idle.json" run "$D/idle.tl" >"$D/out" 2>&1
 if grep -q '"idled":[0-9]' "$D/idle.json"; then echo "PASS audit-idle-stats"; else echo "FAIL audit-idle-stats: no idled count in --stats"; fi
+# it resumed once p was called again (1 s after the clock started), not
+# as soon as the slot was free
+resumed=$(sed -n 's/^\[\([0-9]*\)\.[0-9]*ms\] audit: resumed #1 p .*/\1/p' "$D/out" | head -1)
+if [[ -n $resumed && $resumed -ge 1000 ]]; then echo "PASS audit-idle-waits"
+else echo "FAIL audit-idle-waits: resumed at '${resumed}' ms: $(grep -E 'audit: (idle|resumed)' "$D/out" | head -2)"; fi
 
 # The queue puts a paused bakeoff that foresees no decision within the
 # longest turn it could get (s1 and s2, cut as above; windows of 10

@@ -553,9 +553,10 @@ TEST(audit_bakeoff_idle)
 /* Futility by rate judges from 90% of a turn, here 18 ms, long before
  * drop_idle's 100 rounds (0.1 s): a bakeoff that got no timed call in its
  * turn is paused ("idle": its method not called then), not ended as a
- * (futile) timeout: it measured nothing.  Its next turn begins a fresh
- * analysis, whose samples decide it; once its turns without a timed
- * call sum to 100 rounds, it ends as drop_idle's case. */
+ * (futile) timeout: it measured nothing.  It waits until its method is
+ * called again, even with the slot free; its next turn begins a fresh
+ * analysis, whose samples decide it; once its turns without a timed call
+ * sum to 100 rounds, it ends as drop_idle's case. */
 TEST(audit_bakeoff_futile_without_calls)
 {
     static const char *const set[] = {
@@ -578,7 +579,11 @@ TEST(audit_bakeoff_futile_without_calls)
         CHECK_INT(r[0].idled, 1);
         CHECK_INT(r[0].result.outcome, AU_RUNNING);
         CHECK(twice->entry == fake_compiled);
-        au_auditor_poll(e.au);   /* nothing else waits: its next turn */
+        au_auditor_poll(e.au);   /* not called: it waits, the slot free */
+        records(&e, r, 2);
+        CHECK_INT(r[0].phase, AU_PHASE_PAUSED);
+        twice->prof.calls += 10;
+        au_auditor_poll(e.au);   /* called again: its next turn */
         records(&e, r, 2);
         CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
         CHECK_INT(r[0].turns, 2);
