@@ -797,6 +797,21 @@ static bool defer(AuAuditor *au, Bake *b)
     return put_back;
 }
 
+/* Under mu: a new analysis for b, compiled for policy slot `slot`, its
+ * id where b's timed code reports it; false (b FAILED) when the analysis
+ * has no room. */
+static bool begin_analysis(AuAuditor *au, Bake *b, int slot)
+{
+    uint32_t aid = au_analysis_begin(au->an, b->rec.nvariants, slot, au_now());
+    if (!aid) {
+        fail(au, b, "the analysis cannot take another bakeoff");
+        return false;
+    }
+    __atomic_store_n(&b->d->tab.bakeoff, aid, __ATOMIC_RELAXED);
+    b->aid = aid;
+    return true;
+}
+
 /* b's next turn (take_next gave it its slot back): the same dispatcher
  * in place of the code it replaced, the analysis's clock running.  Mu not
  * held. */
@@ -804,12 +819,9 @@ static void resume(AuAuditor *au, Bake *b)
 {
     pthread_mutex_lock(&au->mu);
     VmEntry expect = b->prev;
-    if (!b->aid) {   /* paused idle (pause_idle): its analysis begins afresh */
-        b->aid = au_analysis_begin(au->an, b->rec.nvariants, (int)b->d->slot, au_now());
-        __atomic_store_n(&b->d->tab.bakeoff, b->aid, __ATOMIC_RELAXED);
-    }
-    if (!b->aid) {
-        fail(au, b, "the analysis cannot take another bakeoff");
+    /* paused idle (pause_idle): its analysis begins afresh */
+    if (!b->aid && !begin_analysis(au, b, (int)b->d->slot)) {
+        /* FAILED */
     } else if (!au_analysis_resume(au->an, b->aid, au_now())) {
         b->aid = 0;
         fail(au, b, "the analysis lost the bakeoff while it was paused");
@@ -897,23 +909,17 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
  * found, and the analysis's clock starts. */
 static void install(AuAuditor *au, Bake *b)
 {
-    const AuBakeoffRecord *r = &b->rec;
     AuDispatch *d = b->d;
     /* under mu, so that a decision cannot arrive before b->aid is set */
-    uint32_t aid = au_analysis_begin(au->an, r->nvariants, b->slot, au_now());
-    if (!aid) {
-        fail(au, b, "the analysis cannot take another bakeoff");
+    if (!begin_analysis(au, b, b->slot))
         return;
-    }
-    __atomic_store_n(&d->tab.bakeoff, aid, __ATOMIC_RELAXED);
-    b->aid = aid;
     /* the dispatcher replaces the code found; if something else installed
      * code meanwhile, that code stays and the bakeoff is void */
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
     if (found == vm_interp_entry ||
         !__atomic_compare_exchange_n(&b->m->entry, &found, d->tab.dispatcher, false, __ATOMIC_RELEASE,
                                      __ATOMIC_RELAXED)) {
-        au_analysis_cancel(au->an, aid);
+        au_analysis_cancel(au->an, b->aid);
         b->aid = 0;
         fail(au, b, "the method's code changed while its variants compiled");
         return;
@@ -955,6 +961,19 @@ static void fail_idle(AuAuditor *au, Bake *b)
     fail(au, b, why);
 }
 
+/* Under mu: b, sampling, au->bakes[i], gives up its slot: the old code
+ * back, PAUSED, waiting again (event ev). */
+static void to_paused(AuAuditor *au, Bake *b, size_t i, AuEvent ev)
+{
+    __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
+    end_turn(au, b);
+    b->rec.phase = AU_PHASE_PAUSED;
+    release(au, b);
+    if (i < au->first_waiting)
+        au->first_waiting = i;
+    event(au, b, ev);
+}
+
 /* Under mu: b, sampling, got no timed call in its turn (futility's
  * verdict, analysis.c, 0.3 s in; the analysis has dropped it): with
  * turns (audit.quantum_ms), and less than IDLE_ROUNDS intervals sampled
@@ -972,19 +991,13 @@ static bool pause_idle(AuAuditor *au, Bake *b)
         sampled >= IDLE_ROUNDS * au->cfg.interval)
         return false;
     b->aid = 0;
-    __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
     b->foreseen = b->rec.result.to_decide = INFINITY;
     b->hopeless = false;
-    end_turn(au, b);
-    b->rec.phase = AU_PHASE_PAUSED;
     b->rec.idled++;
-    release(au, b);
-    for (size_t i = 0; i < au->first_waiting; i++)
-        if (au->bakes[i] == b) {
-            au->first_waiting = i;
-            break;
-        }
-    event(au, b, AU_EV_IDLE);
+    size_t i = 0;
+    while (au->bakes[i] != b)
+        i++;
+    to_paused(au, b, i, AU_EV_IDLE);
     return true;
 }
 
@@ -1169,17 +1182,11 @@ static void rotate(AuAuditor *au)
         /* false: the analysis decided it meanwhile, decide() is waiting for mu */
         if (!au_analysis_pause(au->an, b->aid, au_now()))
             continue;
-        __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
         au_analysis_result(au->an, b->aid, &b->rec.result);
         b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
         b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= longest_turn(au));
-        end_turn(au, b);
-        b->rec.phase = AU_PHASE_PAUSED;
         b->rec.cut += !over;
-        release(au, b);
-        if (i < au->first_waiting)
-            au->first_waiting = i;
-        event(au, b, over ? AU_EV_PAUSED : AU_EV_CUT);
+        to_paused(au, b, i, over ? AU_EV_PAUSED : AU_EV_CUT);
         return;
     }
 }
