@@ -295,10 +295,12 @@ bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now)
 static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, double elapsed, AuResult *out)
 {
     AuOutcome o = au_stats_test(&b->st, a->cfg.test, elapsed, out);
-    if (b->online.outcome != AU_RUNNING)
+    if (b->online.outcome != AU_RUNNING) {   /* verifying: the decision's counts stay */
         out->online = b->online;
-    else
-        o = au_stats_confirm(c, &a->cfg, a->cfg.test, elapsed, out);
+        out->unconfirmed = c->unconfirmed;
+        out->fresh_disagreed = c->fresh_disagreed;
+    } else
+        o = au_stats_confirm(c, &b->st, &a->cfg, a->cfg.test, elapsed, out);
     out->sample_every = b->every;
     return o;
 }

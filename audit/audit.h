@@ -117,6 +117,7 @@ typedef struct AuConfig {
     bool paired;              /* audit.paired: variances from paired windows */
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
     double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
+    bool confirm_fresh;       /* audit.confirm_fresh: the samples since the first look agree too */
     double copy_margin;       /* audit.copy_margin, a fraction: with copies, every copy pairing */
     bool prologue;            /* audit.prologue: dispatchers test their countdown (0: a baseline) */
 } AuConfig;
@@ -302,6 +303,8 @@ typedef struct AuResult {
     bool between;              /* futile because the difference lies between audit.equivalence
                                 * and audit.min_effect: only a timeout is left (stats.c) */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
+    int unconfirmed;           /* au_stats_confirm's AuConfirm counts so far (0 without) */
+    int fresh_disagreed;
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
@@ -356,15 +359,22 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
 typedef struct AuConfirm {
     uint64_t at;               /* fewest samples of a variant at its first look; 0 = none */
     int best;                  /* the winner then */
+    double sx[AU_MAX_VARIANTS], sw[AU_MAX_VARIANTS];  /* each variant's sums then (AuSums) */
+    int unconfirmed;           /* confirming looks at which the winner did not stand */
+    int fresh_disagreed;       /* of them, only because of the samples since its first look */
 } AuConfirm;
-/* Confirmation of a look's result r (au_stats_test's, sequential test,
- * not the oracle; c zeroed at the start): a winner stands when it is the
- * winner again at the first look where the samples have grown to
+/* Confirmation of a look's result r at st (au_stats_test's, sequential
+ * test, not the oracle; c zeroed at the start): a winner stands when it
+ * is the winner again at the first look where the samples have grown to
  * cfg->confirm × what they were when it first was (or to
- * cfg->max_samples); if that look shows no winner, or another, it starts
- * over.  Until then r becomes AU_RUNNING, or AU_TIMEOUT (the default
- * installed) at the wall-time budget.  Returns r->outcome. */
-AuOutcome au_stats_confirm(AuConfirm *c, const AuConfig *cfg, AuTest test, double elapsed, AuResult *r);
+ * cfg->max_samples) and, with cfg->confirm_fresh, the samples taken since
+ * then alone have it the fastest too (a variant without a complete window
+ * since then: not judged on them); if that look shows no winner, or
+ * another, or the fresh samples disagree, it starts over.  Until then r
+ * becomes AU_RUNNING, or AU_TIMEOUT (the default installed) at the
+ * wall-time budget.  r gets c's counts.  Returns r->outcome. */
+AuOutcome au_stats_confirm(AuConfirm *c, const AuStats *st, const AuConfig *cfg, AuTest test,
+                           double elapsed, AuResult *r);
 /* The comparison behind au_stats_test, at level alpha (already corrected). */
 void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
                       double alpha, double mixture, double mixture_max, AuCompare *out);

@@ -115,6 +115,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .timed_cost = (double)tun->audit_timed_cost,
         .futility = tun->audit_futility / 100.0,
         .confirm = tun->audit_confirm / 100.0,
+        .confirm_fresh = tun->audit_confirm_fresh != 0,
     };
     return true;
 }

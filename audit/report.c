@@ -280,8 +280,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"duration\":", f);
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
-    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"idled\":%d,\"sampled\":", r->turns, r->extended,
-            r->cut, r->idled);
+    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"idled\":%d,\"unconfirmed\":%d,"
+            "\"fresh_disagreed\":%d,\"sampled\":", r->turns, r->extended, r->cut, r->idled,
+            res->unconfirmed, res->fresh_disagreed);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
@@ -493,6 +494,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " cut=%d", r->cut);
         if (r->idled)
             add(&l, " idled=%d", r->idled);
+        if (res->unconfirmed)
+            add(&l, " unconfirmed=%d fresh_disagreed=%d", res->unconfirmed, res->fresh_disagreed);
         if (res->online.outcome != AU_RUNNING) {
             add(&l, " online=%s:", outcome_name(res->online.outcome));
             add_variant(&l, r, res->online.install);
