@@ -273,6 +273,7 @@ typedef struct AuForesight {
     double elapsed;            /* seconds of sampling so far */
     uint64_t n, need;          /* the fewest kept samples of a variant; the test's minimum */
     bool default_best;         /* the default has the lowest mean */
+    bool withheld;             /* the interval shows a winner the copy rule withholds */
 } AuForesight;
 
 /* audit.verify: the online test's decision, after which the bakeoff

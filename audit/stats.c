@@ -743,14 +743,20 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
  * best (the others shown slower); neither before `need` samples.  The
  * bakeoff thread gives a bakeoff that decides within its next turns
  * those turns (audit.extend); nothing here decides.  INFINITY when no
- * look within 10⁴ times the samples so far would. */
+ * look within 10⁴ times the samples so far would, and while the copy rule
+ * withholds a winner the interval already shows: the interval foresees
+ * nothing then, and where the copies sit does not change with more
+ * samples (Richards' createHandler$lambda1, -O2 8% faster [-8.6%, -7.7%]
+ * but -O1's copies 6% apart, was extended four times, 4.1 s of a run's
+ * one slot, while createWorker$lambda1, -5.3% in the oracle's runs,
+ * waited in the queue to the end). */
 double au_stats_to_decide(const AuConfig *cfg, const AuResult *r)
 {
     const AuForesight *f = &r->foresight;
     double v = f->v, alpha = f->alpha, elapsed = f->elapsed;
     uint64_t n = f->n, need = f->need;
     bool default_best = f->default_best;
-    if (!(v > 0) || n == 0 || !(elapsed > 0))
+    if (!(v > 0) || n == 0 || !(elapsed > 0) || f->withheld)
         return INFINITY;
     double th = fabs(f->theta);
     double h = fmax(th - log1p(cfg->min_effect), log1p(cfg->equivalence) - th);
@@ -1071,6 +1077,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     out->best = b;
     /* every variant against the best */
     bool all_slower = true, apart = false;   /* apart: copies_apart() for some k */
+    bool withheld = false;                   /* the copy rule withheld some k's "slower" */
     AuCompare least = {0};
     out->confidence = 1;
     for (int k = 0; k < n; k++) {
@@ -1085,6 +1092,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
                                                             : c.lo > m;
         if (vr->slower && !cfg->oracle && !copies_agree(out, k, b, cfg->copy_margin)) {
             vr->slower = false;
+            withheld = true;
             apart |= seq && copies_apart(out, e, k, b, cfg->copy_margin);
         }
         if (!vr->slower)
@@ -1099,7 +1107,8 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         }
     }
     if (seq && out->runner_up >= 0)
-        out->foresight = (AuForesight){least.theta, least.v, cfg->alpha / (n - 1), elapsed, few.n, need, b == 0};
+        out->foresight = (AuForesight){least.theta, least.v, cfg->alpha / (n - 1), elapsed, few.n, need, b == 0,
+                                       withheld};
     if (few.n < need || few.windows < MIN_WINDOWS) {
         if (wall || (spent && !cfg->oracle) || out->futile)
             out->outcome = AU_TIMEOUT;
