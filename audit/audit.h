@@ -304,8 +304,8 @@ typedef struct AuResult {
     bool between;              /* futile because the difference lies between audit.equivalence
                                 * and audit.min_effect: only a timeout is left (stats.c) */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
-    int unconfirmed;           /* au_stats_confirm's AuConfirm counts so far (0 without) */
-    int fresh_disagreed;
+    int unconfirmed;           /* confirming looks the winner did not stand at (AuConfirm's) */
+    int fresh_disagreed;       /* of them, refused by the samples since its first look alone */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */

@@ -426,13 +426,15 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
  * can only remove decisions, never add one: the error rate stays within
  * the test's, and a real difference costs twice the samples. */
 /* Why the fresh samples too: the cumulative sums at the confirming look
- * still hold the first look's.  A difference of the program's first
- * second (Richards' createHandler$lambda1: -O1 26% faster 0.6–1.0 s into
- * the run, -O2 5–8% faster after) that lasts about as long as the first
- * look keeps the cumulative winner the winner at twice the samples.  Asked
- * only for its direction, the half since then costs a real difference
- * almost nothing (the synthetic 1%–10% detections of tests/unit: none of
- * 800 lost, none later), and an identical pair can only lose winners. */
+ * still hold the first look's, so a difference that lasts about as long
+ * as the first look (a phase of the program, a still-warming copy) keeps
+ * its winner the winner at twice the samples.  Asked only for its
+ * direction, the half since then costs a real difference almost nothing
+ * (the synthetic 1%–10% detections of tests/unit: none of 800 lost, none
+ * later), and an identical pair can only lose winners.  A safeguard: in
+ * ten custom passes on AWFY it never refused a winner, and the wrong ones
+ * it was aimed at (Richards' createHandler$lambda1) had the loser ahead
+ * for all of their sampling (docs/audit-measurements.md). */
 static bool fresh_agrees(const AuConfirm *c, const AuStats *st, int best)
 {
     double mean[AU_MAX_VARIANTS];
