@@ -79,8 +79,8 @@
  *            one whose turn got none (futility's verdict) while under
  *            those 100 intervals is PAUSED instead until its method is
  *            called again, its analysis begun afresh at its next turn
- *            (pause_idle: a phase of the program that comes back).  Not with audit.sample_every=0, where no
- *            call is timed.
+ *            (pause_idle: a phase of the program that comes back).  Not
+ *            with audit.sample_every=0, where no call is timed.
  *
  * Dispatch (thesis Fig. III.9): the dispatcher is variant 0's clean code
  * behind `if (--t->audit[slot].countdown >= 0) → clean`; below zero it

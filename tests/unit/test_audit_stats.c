@@ -1,7 +1,8 @@
 /* tests/unit/test_audit_stats.c — the auditor's statistics (audit/stats.c):
  * estimator, trimming, the sequential and paper tests on synthetic timing
  * streams with known differences, N-way bakeoffs, budgets, the oracle,
- * and the audit.* tunables.
+ * and the audit.* tunables (confirmation: test_audit_confirm.c; the
+ * streams: audit_sim.c).
  *
  * Every stream is drawn from fixed seeds, so each run checks the same
  * numbers.  AUDIT_SIM_VERBOSE=1 prints the measured rates (quoted in
@@ -11,65 +12,12 @@
  * keeps looking with the paper test up to audit.max_samples (slow).
  */
 #include "audit.h"
+#include "audit_sim.h"
 #include "test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static bool verbose(void)
-{
-    return getenv("AUDIT_SIM_VERBOSE") != NULL;
-}
-
-/* The defaults of the tunables table, as the VM would configure them. */
-static AuConfig default_config(void)
-{
-    VmTunables tun;
-    vm_tunables_default(&tun);
-    AuConfig cfg;
-    VmError err;
-    if (!au_config_from_tunables(&cfg, &tun, &err))
-        test_fail(__FILE__, __LINE__, "default audit config rejected: %s", err.msg);
-    cfg.min_effect = 0;   /* the tests here measure the test itself: any difference */
-    return cfg;
-}
-
-static bool near(double got, double want, double rel)
-{
-    return fabs(got - want) <= rel * fabs(want) + 1e-300;
-}
-
-/* ---- synthetic timing streams ------------------------------------------- */
-
-/* −ln u at the midpoints of 2^16 bins: an exponential variate per 16 bits. */
-static double neglog[1 << 16];
-static double spread = 1500;
-
-static void init_neglog(void)
-{
-    if (neglog[0] != 0)
-        return;
-    for (int i = 0; i < 1 << 16; i++)
-        neglog[i] = -log((i + 0.5) / 65536.0);
-    const char *s = getenv("AUDIT_SIM_SPREAD");
-    if (s && atof(s) > 0 && atof(s) <= 2500)
-        spread = atof(s);
-}
-
-/* One call's cycles: a base cost plus a gamma(2) delay (mean 3000, skewed),
- * and in 2% of calls an interruption that multiplies the call by 2–33.
- * The whole is scaled by `factor` (a variant x% faster: 1 − x), so the
- * ratio of (trimmed) means is exactly the factor.  Trimmed CV ≈ 0.33
- * (0.59 with AUDIT_SIM_SPREAD=2500). */
-static uint64_t draw(AuRng *r, double factor)
-{
-    uint64_t u = au_rng_next(r);
-    double c = 5000 - 2 * spread + spread * (neglog[u & 0xffff] + neglog[(u >> 16) & 0xffff]);
-    if ((u >> 32 & 0xffff) < 1311)                       /* 2% */
-        c *= 2 + 31 * ((u >> 48) / 65536.0);
-    return (uint64_t)(c * factor + 0.5);
-}
 
 typedef struct SimOut {
     AuOutcome outcome;
@@ -93,7 +41,7 @@ static double drift;
  * generator, statistics for n variants (false, the test failed, if not). */
 static bool sim_start(AuStats *st, AuRng *r, const AuConfig *cfg, int n, uint64_t seed)
 {
-    init_neglog();
+    sim_init();
     au_rng_seed(r, seed);
     if (au_stats_init(st, n, cfg))
         return true;
@@ -121,7 +69,7 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
             if (!drift)
                 m = 500 + (int)(au_rng_next(&r) % 1001);
             for (int i = 0; i < m; i++)
-                au_stats_add(&st, k, draw(&r, factor[k] * g), 1);
+                au_stats_add(&st, k, sim_draw(&r, factor[k] * g), 1);
         }
         AuResult res;
         double elapsed = look * 0.010;
@@ -163,14 +111,14 @@ static int cmp_u64(const void *a, const void *b)
 
 TEST(audit_normal)
 {
-    CHECK(near(au_normal_cdf(0), 0.5, 1e-15));
-    CHECK(near(au_normal_cdf(1.959963984540054), 0.975, 1e-12));
-    CHECK(near(au_normal_cdf(-2.326347874040841), 0.01, 1e-10));
-    CHECK(near(au_normal_quantile(0.975), 1.959963984540054, 1e-12));
-    CHECK(near(au_normal_quantile(0.99), 2.326347874040841, 1e-12));
-    CHECK(near(au_normal_quantile(0.5), 0, 1) && fabs(au_normal_quantile(0.5)) < 1e-15);
+    CHECK(sim_near(au_normal_cdf(0), 0.5, 1e-15));
+    CHECK(sim_near(au_normal_cdf(1.959963984540054), 0.975, 1e-12));
+    CHECK(sim_near(au_normal_cdf(-2.326347874040841), 0.01, 1e-10));
+    CHECK(sim_near(au_normal_quantile(0.975), 1.959963984540054, 1e-12));
+    CHECK(sim_near(au_normal_quantile(0.99), 2.326347874040841, 1e-12));
+    CHECK(sim_near(au_normal_quantile(0.5), 0, 1) && fabs(au_normal_quantile(0.5)) < 1e-15);
     for (double p = 1e-12; p < 1; p *= 3.7)
-        CHECK(near(au_normal_cdf(au_normal_quantile(p)), p, 1e-9));
+        CHECK(sim_near(au_normal_cdf(au_normal_quantile(p)), p, 1e-9));
     CHECK(isinf(au_normal_quantile(0)) && isinf(au_normal_quantile(1)));
     CHECK_STR(au_outcome_name(AU_NO_DIFFERENCE), "no-difference");
     CHECK_STR(au_test_name(AU_TEST_PAPER), "paper");
@@ -184,19 +132,19 @@ TEST(audit_normal)
  * computation. */
 TEST(audit_estimator_unweighted)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.trim_window = 1;
     cfg.trim_drop = 0;
     AuStats st;
     CHECK(au_stats_init(&st, 2, &cfg));
     AuRng r;
     au_rng_seed(&r, 7);
-    init_neglog();
+    sim_init();
     enum { N = 20000 };
     static uint64_t c[N];
     double sum = 0;
     for (int i = 0; i < N; i++) {
-        c[i] = draw(&r, 1) + 1000000000ull;   /* large values: cancellation */
+        c[i] = sim_draw(&r, 1) + 1000000000ull;   /* large values: cancellation */
         sum += (double)c[i];
         CHECK(au_stats_add(&st, 0, c[i], 1));
     }
@@ -207,9 +155,9 @@ TEST(audit_estimator_unweighted)
     au_stats_estimate(&st, 0, &e);
     CHECK_INT(e.n, N);
     CHECK_INT(e.windows, N);
-    CHECK(near(e.mean, mean, 1e-12));
-    CHECK(near(e.var_mean, ss / (N - 1) / N, 1e-7));
-    CHECK(near(e.stddev, sqrt(ss / (N - 1)), 1e-7));
+    CHECK(sim_near(e.mean, mean, 1e-12));
+    CHECK(sim_near(e.var_mean, ss / (N - 1) / N, 1e-7));
+    CHECK(sim_near(e.stddev, sqrt(ss / (N - 1)), 1e-7));
     /* the thesis's confidence is Φ(|Δmean| / √(VarA/nA + VarB/nB)) */
     for (int i = 0; i < N; i++)
         au_stats_add(&st, 1, c[i] + 30, 1);
@@ -218,8 +166,8 @@ TEST(audit_estimator_unweighted)
     AuCompare cmp;
     au_stats_compare(&e1, &e, AU_TEST_PAPER, 0.01, 0, 0, &cmp);
     double z = 30 / sqrt(2 * ss / (N - 1) / N);
-    CHECK(near(cmp.confidence, au_normal_cdf(z), 1e-6));
-    CHECK(near(cmp.theta, log((mean + 30) / mean), 1e-6));
+    CHECK(sim_near(cmp.confidence, au_normal_cdf(z), 1e-6));
+    CHECK(sim_near(cmp.theta, log((mean + 30) / mean), 1e-6));
     au_stats_free(&st);
 }
 
@@ -241,19 +189,19 @@ static int cmp_ratio_desc(const void *pa, const void *pb)
 
 TEST(audit_estimator_weighted)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.trim_window = 25;
     cfg.trim_drop = 3;
     AuStats st;
     CHECK(au_stats_init(&st, 2, &cfg));
     AuRng r;
     au_rng_seed(&r, 11);
-    init_neglog();
+    sim_init();
     enum { WINDOWS = 400, N = WINDOWS * 25 + 7 };   /* 7 left in an open window */
     static AuObs obs[N];
     for (int i = 0; i < N; i++) {
         uint32_t w = 1 + (uint32_t)(au_rng_next(&r) % 16);
-        obs[i] = (AuObs){draw(&r, 1) * w / 4 + (au_rng_next(&r) % 500), w};
+        obs[i] = (AuObs){sim_draw(&r, 1) * w / 4 + (au_rng_next(&r) % 500), w};
         CHECK(au_stats_add(&st, 1, obs[i].c, obs[i].w));
     }
     CHECK(!au_stats_add(&st, 1, 100, 0));     /* weight 0: ignored */
@@ -302,8 +250,8 @@ TEST(audit_estimator_weighted)
     CHECK_INT(e.n, WINDOWS * 22);
     CHECK_INT(st.v[1].received, N);
     CHECK_INT(st.v[1].trimmed, WINDOWS * 3);
-    CHECK(near(e.mean, R, 1e-12));
-    CHECK(near(e.var_mean, var, 1e-8));
+    CHECK(sim_near(e.mean, R, 1e-12));
+    CHECK(sim_near(e.var_mean, var, 1e-8));
     au_stats_free(&st);
 }
 
@@ -312,7 +260,7 @@ TEST(audit_estimator_weighted)
  * scaled ×3 gives exactly 3× the mean. */
 TEST(audit_trim_identical)
 {
-    AuConfig cfg = default_config();    /* window 100, drop 10 */
+    AuConfig cfg = sim_config();    /* window 100, drop 10 */
     AuStats st;
     CHECK(au_stats_init(&st, 3, &cfg));
     /* one window holding 1..100 shuffled: keeps 1..90, mean 45.5 */
@@ -332,7 +280,7 @@ TEST(audit_trim_identical)
     AuEstimate e;
     au_stats_estimate(&st, 0, &e);
     CHECK_INT(e.n, 90);
-    CHECK(near(e.mean, 45.5, 1e-15));
+    CHECK(sim_near(e.mean, 45.5, 1e-15));
     au_stats_free(&st);
 
     /* ties in cycles per weight: (c, w) pairs of equal ratio are ordered by
@@ -349,7 +297,7 @@ TEST(audit_trim_identical)
     AuEstimate e0, e1;
     au_stats_estimate(&st, 0, &e0);
     au_stats_estimate(&st, 1, &e1);
-    CHECK(near(e0.mean, 35.0 / 7, 1e-15));     /* (30, 3) dropped */
+    CHECK(sim_near(e0.mean, 35.0 / 7, 1e-15));     /* (30, 3) dropped */
     CHECK(e0.mean == e1.mean);
     au_stats_free(&st);
 
@@ -363,15 +311,15 @@ TEST(audit_trim_identical)
     for (int i = 0; i < 4; i++)
         au_stats_add(&st, 0, m[i].c, m[i].w);
     au_stats_estimate(&st, 0, &e0);
-    CHECK(near(e0.mean, 350.0 / 9, 1e-15));    /* (100, 1) and (400, 8) dropped */
+    CHECK(sim_near(e0.mean, 350.0 / 9, 1e-15));    /* (100, 1) and (400, 8) dropped */
     CHECK_INT(st.v[0].trimmed, 2);
     au_stats_free(&st);
 
-    cfg = default_config();
+    cfg = sim_config();
     CHECK(au_stats_init(&st, 3, &cfg));
-    init_neglog();
+    sim_init();
     for (int i = 0; i < 100000; i++) {
-        uint64_t c = draw(&r, 1);
+        uint64_t c = sim_draw(&r, 1);
         au_stats_add(&st, 0, c, 1);
         au_stats_add(&st, 1, c, 1);
         au_stats_add(&st, 2, 3 * c, 1);
@@ -381,8 +329,8 @@ TEST(audit_trim_identical)
     au_stats_estimate(&st, 1, &e1);
     au_stats_estimate(&st, 2, &e2);
     CHECK(e0.mean == e1.mean && e0.var_mean == e1.var_mean);
-    CHECK(near(e2.mean, 3 * e0.mean, 1e-12));
-    CHECK(near(e2.var_mean, 9 * e0.var_mean, 1e-9));
+    CHECK(sim_near(e2.mean, 3 * e0.mean, 1e-12));
+    CHECK(sim_near(e2.var_mean, 9 * e0.var_mean, 1e-9));
     CHECK_INT(st.v[0].trimmed, 10000);
     CHECK_INT(st.v[2].trimmed, 10000);
     CHECK(st.v[0].sums.samples == st.v[2].sums.samples);
@@ -397,7 +345,7 @@ TEST(audit_trim_identical)
  * exceeds it several times over. */
 TEST(audit_aa_false_positives)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     enum { RUNS = 1000 };
     int seq_fp = 0, nodiff = 0, timeouts = 0, paper_fp = 0, paper_first = 0;
     static uint64_t ns[RUNS];
@@ -413,7 +361,7 @@ TEST(audit_aa_false_positives)
         ns[run] = o.samples;
     }
     qsort(ns, RUNS, sizeof ns[0], cmp_u64);
-    if (verbose())
+    if (sim_verbose())
         printf("audit A/A, %d bakeoffs: sequential %d winners (%.1f%%), %d no-difference, "
                "%d timeouts, median %llu samples; paper on the same looks %d winners (%.1f%%), "
                "%d of them at its first look\n",
@@ -433,7 +381,7 @@ TEST(audit_aa_false_positives)
  * 1,000,000-sample budget (timeout; checked on 20 with audit.paired=0). */
 TEST(audit_common_drift)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     enum { RUNS = 1000 };
     static uint64_t ns[RUNS];
     int wins = 0, nodiff = 0, correct = 0, wrong = 0;
@@ -467,7 +415,7 @@ TEST(audit_common_drift)
         unp_timeouts += o.outcome == AU_TIMEOUT;
     }
     drift = 0;
-    if (verbose())
+    if (sim_verbose())
         printf("audit drift ±40%%: A/A %d bakeoffs: %d winners, %d no-difference, median %llu samples; "
                "2%% faster: %d correct, %d wrong of %d; unpaired A/A: %d of %d timeouts\n",
                RUNS, wins, nodiff, (unsigned long long)aa_median, correct, wrong, RUNS, unp_timeouts, UNPAIRED);
@@ -483,7 +431,7 @@ TEST(audit_common_drift)
  * the sequential test needs. */
 TEST(audit_detection_rates)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     enum { RUNS = 200 };
     static const struct { double diff; int min_correct; uint64_t max_median; } cases[] = {
         /* a winner is confirmed at twice the samples of its first look
@@ -513,14 +461,14 @@ TEST(audit_detection_rates)
             ns[run] = o.samples;
         }
         qsort(ns, RUNS, sizeof ns[0], cmp_u64);
-        if (verbose())
+        if (sim_verbose())
             printf("audit %.0f%% faster, %d bakeoffs: %d correct, %d wrong, %d no-difference, "
                    "%d timeouts; samples per variant: median %llu, 90th percentile %llu\n",
                    100 * cases[c].diff, RUNS, correct, wrong, nodiff, timeouts,
                    (unsigned long long)ns[RUNS / 2], (unsigned long long)ns[RUNS * 9 / 10]);
         CHECK(correct >= cases[c].min_correct);
         CHECK(wrong <= RUNS / 100);
-        if (spread == 1500)
+        if (sim_spread() == 1500)
             CHECK(ns[RUNS / 2] <= cases[c].max_median);
     }
 }
@@ -548,11 +496,11 @@ static int min_effect_runs(const AuConfig *cfg, int runs, double diff, int *nodi
  * still found every time. */
 TEST(audit_min_effect)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     VmTunables tun;
     vm_tunables_default(&tun);
     cfg.min_effect = tun.audit_min_effect / 10000.0;
-    CHECK(near(cfg.min_effect, 0.02, 1e-9));
+    CHECK(sim_near(cfg.min_effect, 0.02, 1e-9));
     enum { RUNS = 60 };
     int nodiff = 0, winners = min_effect_runs(&cfg, RUNS, 0.015, &nodiff), found = 0;
     CHECK_INT(winners, 0);
@@ -571,7 +519,7 @@ TEST(audit_min_effect)
      * 60 with these seeds; the others end no-difference first) */
     cfg.min_effect = 0;
     winners = min_effect_runs(&cfg, RUNS, 0.005, &nodiff);
-    if (verbose())
+    if (sim_verbose())
         printf("audit 0.5%%, min_effect 0: %d winners of %d\n", winners, RUNS);
     CHECK(winners >= RUNS / 4);
 }
@@ -585,7 +533,7 @@ TEST(audit_min_effect)
  * 0.5% and 5% are untouched (audit_min_effect). */
 TEST(audit_between)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.min_effect = 0.02;
     int between = 0, kept = 0;
     uint64_t most = 0;
@@ -597,7 +545,7 @@ TEST(audit_between)
         sim_bakeoff(&cfg, 2, (double[]){1, 1.015}, 0xb100 + (uint64_t)run, &o);
         kept += o.outcome == AU_NO_DIFFERENCE && !o.between;
     }
-    if (verbose())
+    if (sim_verbose())
         printf("audit between: 1.5%% faster, %d of 20 between the margins, at most %llu samples\n",
                between, (unsigned long long)most);
     CHECK(between >= 19);
@@ -626,7 +574,7 @@ TEST(audit_between)
  * default. */
 TEST(audit_nway)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     int picked = 0, kept_default = 0;
     for (int run = 0; run < 50; run++) {
         SimOut o;
@@ -644,7 +592,7 @@ TEST(audit_nway)
         sim_bakeoff(&cfg, 3, (double[]){1, 1, 1}, 0x3200 + (uint64_t)run, &o);
         fp += o.outcome == AU_WINNER;
     }
-    if (verbose())
+    if (sim_verbose())
         printf("audit N-way: 5%% faster of 3 picked %d/50; default tied, third 10%% slower: "
                "no-difference %d/50; A/A/A 200 bakeoffs: %d winners\n", picked, kept_default, fp);
     CHECK(fp <= 2);
@@ -654,18 +602,18 @@ TEST(audit_nway)
  * per-variant numbers the stats JSON reports. */
 TEST(audit_result_fields)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     AuStats st;
     CHECK(au_stats_init(&st, 2, &cfg));
     AuRng r;
     au_rng_seed(&r, 99);
-    init_neglog();
+    sim_init();
     AuResult res;
     CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0, &res), AU_RUNNING);
     CHECK_INT(res.best, -1);
     for (int i = 0; i < 20000; i++) {
-        au_stats_add(&st, 0, draw(&r, 1), 1);
-        au_stats_add(&st, 1, draw(&r, 0.9), 1);
+        au_stats_add(&st, 0, sim_draw(&r, 1), 1);
+        au_stats_add(&st, 1, sim_draw(&r, 0.9), 1);
     }
     CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_WINNER);
     CHECK_INT(res.best, 1);
@@ -674,8 +622,8 @@ TEST(audit_result_fields)
     CHECK(res.confidence >= 0.99 && res.confidence <= 1);
     CHECK(res.rel_lo < -0.1 + 0.02 && res.rel_hi > -0.1 - 0.02 && res.rel_lo < res.rel && res.rel < res.rel_hi);
     CHECK(res.rel_hi < 0);
-    CHECK(near(res.v[0].rel, res.v[0].mean / res.v[1].mean - 1, 1e-9));
-    CHECK(near(res.rel, res.v[1].mean / res.v[0].mean - 1, 1e-9));
+    CHECK(sim_near(res.v[0].rel, res.v[0].mean / res.v[1].mean - 1, 1e-9));
+    CHECK(sim_near(res.rel, res.v[1].mean / res.v[0].mean - 1, 1e-9));
     CHECK(res.v[0].slower && !res.v[1].slower);
     CHECK_INT(res.v[0].received, 20000);
     CHECK_INT(res.v[0].samples, 18000);
@@ -691,7 +639,7 @@ TEST(audit_result_fields)
     CHECK(!au_stats_add_warmup(&st, 2, 1));
     CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res), AU_WINNER);
     CHECK_INT(res.v[1].warmups, 5000);
-    CHECK(near(res.v[1].warmup_cycles, 10000, 1e-9));
+    CHECK(sim_near(res.v[1].warmup_cycles, 10000, 1e-9));
     CHECK_INT(res.v[0].warmups, 0);
     for (int k = 0; k < 2; k++)
         CHECK(res.v[k].samples == before.v[k].samples && res.v[k].received == before.v[k].received &&
@@ -702,8 +650,8 @@ TEST(audit_result_fields)
     AuStats st2;
     CHECK(au_stats_init(&st2, 2, &cfg));
     for (int i = 0; i < 20000; i++) {
-        au_stats_add(&st2, 0, draw(&r, 1), 1);
-        au_stats_add(&st2, 1, draw(&r, 0.5), 1);
+        au_stats_add(&st2, 0, sim_draw(&r, 1), 1);
+        au_stats_add(&st2, 1, sim_draw(&r, 0.5), 1);
     }
     CHECK_INT(au_stats_test(&st2, AU_TEST_SEQUENTIAL, 1, &res), AU_RUNNING);
     CHECK_INT(au_stats_test(&st2, AU_TEST_PAPER, 1, &res), AU_RUNNING);
@@ -716,7 +664,7 @@ TEST(audit_result_fields)
  * the variant's; the variant's estimate pools its copies. */
 TEST(audit_copy_means)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.trim_window = 10;
     cfg.trim_drop = 1;
     AuStats st;
@@ -734,9 +682,9 @@ TEST(audit_copy_means)
     au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res);
     CHECK_INT(res.v[0].copy_samples[0], 450);
     CHECK_INT(res.v[0].copy_samples[1], 450);
-    CHECK(near(res.v[0].copy_mean[0], 100, 1e-12));
-    CHECK(near(res.v[0].copy_mean[1], 110, 1e-12));
-    CHECK(near(res.v[0].mean, (5 * 100.0 + 4 * 110.0) / 9, 1e-9));
+    CHECK(sim_near(res.v[0].copy_mean[0], 100, 1e-12));
+    CHECK(sim_near(res.v[0].copy_mean[1], 110, 1e-12));
+    CHECK(sim_near(res.v[0].mean, (5 * 100.0 + 4 * 110.0) / 9, 1e-9));
     /* au_stats_add is copy 0 */
     CHECK_INT(res.v[1].copy_samples[0], 900);
     CHECK_INT(res.v[1].copy_samples[1], 0);
@@ -751,7 +699,7 @@ TEST(audit_copy_means)
  * The margin grows to the spread between one variant's own copies. */
 static AuOutcome copies_look(double a0, double a1, double b0, double b1, double margin, int copies)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.copy_margin = margin;
     AuStats st;
     AuResult res;
@@ -759,11 +707,11 @@ static AuOutcome copies_look(double a0, double a1, double b0, double b1, double 
         return AU_TIMEOUT;
     AuRng r;
     au_rng_seed(&r, 7);
-    init_neglog();
+    sim_init();
     for (int i = 0; i < 40000; i++) {
         int c = copies > 1 ? i % 2 : 0;
-        au_stats_add_copy(&st, 0, c, draw(&r, c ? a1 : a0), 1);
-        au_stats_add_copy(&st, 1, c, draw(&r, c ? b1 : b0), 1);
+        au_stats_add_copy(&st, 0, c, sim_draw(&r, c ? a1 : a0), 1);
+        au_stats_add_copy(&st, 1, c, sim_draw(&r, c ? b1 : b0), 1);
     }
     AuOutcome o = au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res);
     au_stats_free(&st);
@@ -796,7 +744,7 @@ TEST(audit_copy_rule)
  * never is. */
 static AuOutcome apart_look(double b0, double b1, int n, double elapsed, AuResult *res)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     AuStats st;
     if (!au_stats_init(&st, 2, &cfg))
         return AU_RUNNING;
@@ -836,19 +784,19 @@ TEST(audit_copies_apart)
  * audit.extend must not give it turns. */
 TEST(audit_copies_withheld_foresee_nothing)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     AuResult res;
     AuStats st;
     if (!au_stats_init(&st, 2, &cfg))
         return;
     /* variant 1 7% faster pooled, its copies 6.5% apart, the nearer
-     * pairing 4%: withheld, and with the spread of draw() not past doubt */
+     * pairing 4%: withheld, and with the spread of sim_draw() not past doubt */
     AuRng r;
     au_rng_seed(&r, 5);
-    init_neglog();
+    sim_init();
     for (int i = 0; i < 12000; i++) {
-        au_stats_add_copy(&st, 0, i % 2, draw(&r, 1), 1);
-        au_stats_add_copy(&st, 1, i % 2, draw(&r, i % 2 ? 0.96 : 0.90), 1);
+        au_stats_add_copy(&st, 0, i % 2, sim_draw(&r, 1), 1);
+        au_stats_add_copy(&st, 1, i % 2, sim_draw(&r, i % 2 ? 0.96 : 0.90), 1);
     }
     CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 0.3, &res), AU_RUNNING);
     au_stats_free(&st);
@@ -867,7 +815,7 @@ TEST(audit_copies_withheld_foresee_nothing)
 /* Budgets: samples, wall time, and a bakeoff that never got samples. */
 TEST(audit_timeouts)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.max_samples = 30000;
     int timeouts = 0;
     for (int run = 0; run < 20; run++) {
@@ -878,7 +826,7 @@ TEST(audit_timeouts)
     }
     CHECK(timeouts >= 18);
     AuStats st;
-    cfg = default_config();
+    cfg = sim_config();
     cfg.futility = 0;     /* no samples at all would be too slow (audit_futility) */
     CHECK(au_stats_init(&st, 2, &cfg));
     AuResult res;
@@ -913,7 +861,7 @@ static AuOutcome futility_run(const AuConfig *cfg, AuTest test, uint64_t seed, A
             for (int w = 0; w < 10; w++) {
                 double g = 1 + 0.9 * (2 * au_rng_double(&r) - 1);
                 for (int i = 0; i < 100; i++)
-                    au_stats_add(&st, k, draw(&r, g), 1);
+                    au_stats_add(&st, k, sim_draw(&r, g), 1);
             }
         o = au_stats_test(&st, test, look * 0.010, res);
     }
@@ -932,12 +880,12 @@ static double first_futile(const AuConfig *cfg, int per_s, double until)
     if (!au_stats_init(&st, 2, cfg))
         return -1;
     au_rng_seed(&r, 7);
-    init_neglog();
+    sim_init();
     double due = 0, t = INFINITY;
     for (int look = 1; look * 0.01 <= until + 1e-9; look++) {
         for (due += per_s * 0.01; due >= 1; due -= 1)
             for (int k = 0; k < 2; k++)
-                au_stats_add(&st, k, draw(&r, 1), 1);
+                au_stats_add(&st, k, sim_draw(&r, 1), 1);
         if (au_stats_test(&st, AU_TEST_SEQUENTIAL, look * 0.01, &res) == AU_TIMEOUT) {
             t = res.futile ? look * 0.01 : -1;
             break;
@@ -949,15 +897,15 @@ static double first_futile(const AuConfig *cfg, int per_s, double until)
 
 TEST(audit_futility)
 {
-    AuConfig cfg = default_config();      /* 1,000,000 samples or 30 s */
-    CHECK(near(cfg.futility, 2.0, 1e-12));
+    AuConfig cfg = sim_config();      /* 1,000,000 samples or 30 s */
+    CHECK(sim_near(cfg.futility, 2.0, 1e-12));
     AuResult res;
     int looks;
     for (uint64_t seed = 1; seed <= 5; seed++) {
         CHECK_INT(futility_run(&cfg, AU_TEST_SEQUENTIAL, 0xf000 + seed, &res, &looks), AU_TIMEOUT);
         CHECK(res.futile);
         CHECK_INT(res.install, 0);
-        if (verbose())
+        if (sim_verbose())
             printf("audit futility: %llu samples, %d looks, interval [%.4f, %.4f]\n",
                    (unsigned long long)res.v[0].samples, looks, res.rel_lo, res.rel_hi);
         /* not before a tenth of the budget, and well before its end (the
@@ -985,8 +933,8 @@ TEST(audit_futility)
      * audit.min_samples / 2 in the 30 s; judged from 0.9 s on with the
      * default 1 s turn (from 3 s without turns), and from 0.3 s on by an
      * upper bound of the samples received (stats.c: too_slow) */
-    CHECK(near(au_rate_judged_from(&cfg), 0.9, 1e-12));
-    CHECK(near(first_futile(&cfg, 0, 3), 0.3, 1e-9));   /* r + 3√r + 9 = 9 */
+    CHECK(sim_near(au_rate_judged_from(&cfg), 0.9, 1e-12));
+    CHECK(sim_near(first_futile(&cfg, 0, 3), 0.3, 1e-9));   /* r + 3√r + 9 = 9 */
     double t = first_futile(&cfg, 100, 3);             /* 100 a second: 2,700 by 30 s */
     CHECK(t >= 0.3 - 1e-9 && t <= 0.5);
     /* 250 a second: 6,750 kept by 30 s, ×2 > 10,000; whole windows alone
@@ -994,7 +942,7 @@ TEST(audit_futility)
     CHECK(first_futile(&cfg, 250, 3) == INFINITY);
     CHECK(first_futile(&cfg, 1000, 3) == INFINITY);
     cfg.quantum = 0;
-    CHECK(near(au_rate_judged_from(&cfg), 3.0, 1e-12));
+    CHECK(sim_near(au_rate_judged_from(&cfg), 3.0, 1e-12));
     t = first_futile(&cfg, 100, 4);
     CHECK(t >= 0.3 - 1e-9 && t <= 0.5);
     CHECK(first_futile(&cfg, 400, 4) == INFINITY);      /* 10,800 by 30 s */
@@ -1020,199 +968,9 @@ TEST(audit_futility)
 }
 
 /* Degenerate streams: constant samples give exact answers, no NaN. */
-/* Confirmation (audit.confirm): a winner stands only when it is the
- * winner again once its samples have grown by the factor. */
-TEST(audit_confirm_rule)
-{
-    AuConfig cfg = default_config();
-    CHECK(near(cfg.confirm, 2.0, 1e-12));
-    AuStats st;   /* no windows: the rule on the counts alone (fresh samples: below) */
-    if (!au_stats_init(&st, 2, &cfg)) {
-        test_fail(__FILE__, __LINE__, "au_stats_init failed");
-        return;
-    }
-    AuResult r = {.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
-    AuConfirm c = {0};
-    r.v[0].samples = r.v[1].samples = 10000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 1.0, &r), AU_RUNNING);
-    CHECK_INT(r.install, 0);
-    r = (AuResult){.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
-    r.v[0].samples = 19990, r.v[1].samples = 25000;   /* the fewest count */
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 2.0, &r), AU_RUNNING);
-    r.outcome = AU_WINNER, r.install = 1, r.v[0].samples = 20000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 2.1, &r), AU_WINNER);
-    CHECK_INT(r.install, 1);
-    /* looks in between do not matter; the confirming look does: without
-     * the winner, or with another one, it starts again */
-    c = (AuConfirm){0};
-    AuResult w = {.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
-    w.v[0].samples = w.v[1].samples = 10000;
-    r = w;
-    au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 1.0, &r);
-    r = w, r.outcome = AU_RUNNING, r.install = 0, r.v[0].samples = r.v[1].samples = 15000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 1.5, &r), AU_RUNNING);
-    r = w, r.outcome = AU_RUNNING, r.install = 0, r.v[0].samples = r.v[1].samples = 20000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 2.0, &r), AU_RUNNING);
-    CHECK_INT(c.at, 0);
-    r = w, r.v[0].samples = r.v[1].samples = 21000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 2.1, &r), AU_RUNNING);
-    CHECK_INT(c.at, 21000);
-    r = w, r.best = r.install = 0, r.v[0].samples = r.v[1].samples = 42000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 4.2, &r), AU_RUNNING);
-    CHECK_INT(c.at, 42000);
-    CHECK_INT(c.best, 0);
-    r = w, r.best = r.install = 0, r.v[0].samples = r.v[1].samples = 84000;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, 8.4, &r), AU_WINNER);
-    CHECK_INT(r.install, 0);
-    CHECK_INT(r.unconfirmed, 2);   /* at 20,000 (no winner) and at 42,000 (another) */
-    CHECK_INT(r.fresh_disagreed, 0);
-    /* the sample budget caps what is asked; the wall-time budget ends it */
-    c = (AuConfirm){0};
-    AuConfig small = cfg;
-    small.max_samples = 15000;
-    r = w;
-    CHECK_INT(au_stats_confirm(&c, &st, &small, AU_TEST_SEQUENTIAL, 1.0, &r), AU_RUNNING);
-    r = w, r.v[0].samples = r.v[1].samples = 15000;
-    CHECK_INT(au_stats_confirm(&c, &st, &small, AU_TEST_SEQUENTIAL, 1.5, &r), AU_WINNER);
-    c = (AuConfirm){0};
-    r = w;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, cfg.timeout, &r), AU_TIMEOUT);
-    CHECK_INT(r.install, 0);
-    /* off, the paper test and the oracle: at once */
-    AuConfig off = cfg;
-    off.confirm = 0;
-    c = (AuConfirm){0}, r = w;
-    CHECK_INT(au_stats_confirm(&c, &st, &off, AU_TEST_SEQUENTIAL, 1.0, &r), AU_WINNER);
-    c = (AuConfirm){0}, r = w;
-    CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_PAPER, 1.0, &r), AU_WINNER);
-    off = cfg;
-    off.oracle = true;
-    c = (AuConfirm){0}, r = w;
-    CHECK_INT(au_stats_confirm(&c, &st, &off, AU_TEST_SEQUENTIAL, 1.0, &r), AU_WINNER);
-    au_stats_free(&st);
-}
-
-/* audit.confirm_fresh on real sums: the same winner at twice the samples
- * stands only if the samples since its first look have it the fastest. */
-static AuOutcome confirm_after(const AuConfig *cfg, double before0, double before1, double after0,
-                               double after1, AuResult *r)
-{
-    init_neglog();
-    AuStats st;
-    AuConfirm c = {0};
-    if (!au_stats_init(&st, 2, cfg))
-        return AU_RUNNING;
-    AuRng g;
-    au_rng_seed(&g, 11);
-    for (int i = 0; i < 10000; i++)
-        au_stats_add(&st, 0, draw(&g, before0), 1), au_stats_add(&st, 1, draw(&g, before1), 1);
-    *r = (AuResult){.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
-    r->v[0].samples = r->v[1].samples = 10000;
-    au_stats_confirm(&c, &st, cfg, AU_TEST_SEQUENTIAL, 1.0, r);
-    for (int i = 0; i < 10000; i++)
-        au_stats_add(&st, 0, draw(&g, after0), 1), au_stats_add(&st, 1, draw(&g, after1), 1);
-    *r = (AuResult){.outcome = AU_WINNER, .nvariants = 2, .best = 1, .install = 1};
-    r->v[0].samples = r->v[1].samples = 20000;
-    AuOutcome o = au_stats_confirm(&c, &st, cfg, AU_TEST_SEQUENTIAL, 2.0, r);
-    au_stats_free(&st);
-    return o;
-}
-
-TEST(audit_confirm_fresh_rule)
-{
-    AuConfig cfg = default_config();
-    AuResult r;
-    /* variant 1 10% faster, then 2% faster: it stands */
-    CHECK_INT(confirm_after(&cfg, 1, 0.9, 1, 0.98, &r), AU_WINNER);
-    CHECK_INT(r.unconfirmed, 0);
-    /* 10% faster, then 2% slower: the cumulative winner, not the fresh one */
-    CHECK_INT(confirm_after(&cfg, 1, 0.9, 0.98, 1, &r), AU_RUNNING);
-    CHECK_INT(r.unconfirmed, 1);
-    CHECK_INT(r.fresh_disagreed, 1);
-    CHECK_INT(r.install, 0);
-    /* without the rule it stands */
-    AuConfig off = cfg;
-    off.confirm_fresh = false;
-    CHECK_INT(confirm_after(&off, 1, 0.9, 0.98, 1, &r), AU_WINNER);
-    CHECK_INT(r.fresh_disagreed, 0);
-}
-
-/* What confirmation is for: a transient.  For the first `looks` looks
- * (1,000 samples of each variant a look; the first test comes at about
- * 11) variant 1 runs at `fast` — a phase of the program, a still-warming
- * copy — and after them variant 0 at `after` (1: the two alike).  Returns
- * how many of `runs` bakeoffs declare variant 1; *winners gets how many
- * declare any. */
-static int transient_run(const AuConfig *cfg, int runs, int looks, double fast, double after, int *winners)
-{
-    init_neglog();
-    int wrong = 0;
-    *winners = 0;
-    for (int run = 0; run < runs; run++) {
-        AuRng r;
-        au_rng_seed(&r, 0xc0f0 + (uint64_t)run);
-        AuStats st;
-        if (!au_stats_init(&st, 2, cfg))
-            return -1;
-        AuConfirm c = {0};
-        AuResult res = {0};
-        AuOutcome o = AU_RUNNING;
-        for (int look = 1; look < 20000 && o == AU_RUNNING; look++) {
-            double f[2] = {look > looks ? after : 1, look <= looks ? fast : 1};
-            for (int k = 0; k < 2; k++)
-                for (int i = 0; i < 1000; i++)
-                    au_stats_add(&st, k, draw(&r, f[k]), 1);
-            au_stats_test(&st, AU_TEST_SEQUENTIAL, look * 0.010, &res);
-            o = au_stats_confirm(&c, &st, cfg, AU_TEST_SEQUENTIAL, look * 0.010, &res);
-        }
-        *winners += o == AU_WINNER;
-        wrong += o == AU_WINNER && res.install == 1;
-        au_stats_free(&st);
-    }
-    return wrong;
-}
-
-/* Variant 1 8% faster for the first 8 looks, then the two alike: the
- * first test already sees the rest of the stream. */
-TEST(audit_confirm_transient)
-{
-    AuConfig cfg = default_config();
-    cfg.min_effect = 0.02;   /* the default */
-    AuConfig off = cfg;
-    off.confirm = 0;
-    int with, without;
-    transient_run(&cfg, 50, 8, 0.92, 1, &with);
-    transient_run(&off, 50, 8, 0.92, 1, &without);
-    if (verbose())
-        printf("audit transient: winners of 50 with confirmation %d, without %d\n", with, without);
-    CHECK(without >= 25);
-    CHECK_INT(with, 0);
-}
-
-/* audit.confirm_fresh: a transient as long as the first look.  Variant 1
- * is 15% faster for the first 14 looks, variant 0 5% faster after: at
- * twice the first look's samples the cumulative sums still have variant
- * 1 ahead by about 7%, the samples since the first look have it behind. */
-TEST(audit_confirm_fresh_transient)
-{
-    AuConfig cfg = default_config();
-    cfg.min_effect = 0.02;
-    CHECK(cfg.confirm_fresh);
-    AuConfig cumulative = cfg;
-    cumulative.confirm_fresh = false;
-    int any_fresh, any_cumulative;
-    int fresh = transient_run(&cfg, 50, 14, 0.85, 0.95, &any_fresh);
-    int old = transient_run(&cumulative, 50, 14, 0.85, 0.95, &any_cumulative);
-    if (verbose())
-        printf("audit long transient: variant 1 declared in %d of 50 with the fresh samples' check "
-               "(%d winners), %d without (%d)\n", fresh, any_fresh, old, any_cumulative);
-    CHECK(old >= 25);
-    CHECK_INT(fresh, 0);
-}
-
 TEST(audit_constant_samples)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.min_samples = 3000;
     AuStats st;
     CHECK(au_stats_init(&st, 2, &cfg));
@@ -1255,19 +1013,19 @@ TEST(audit_constant_samples)
  * fixed-sample test. */
 TEST(audit_oracle)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     cfg.oracle = true;
     cfg.max_samples = 100000;
     AuStats st;
     CHECK(au_stats_init(&st, 2, &cfg));
     AuRng r;
     au_rng_seed(&r, 5);
-    init_neglog();
+    sim_init();
     AuResult res;
     int k;
     for (k = 0; k < 120000; k++) {
-        au_stats_add(&st, 0, draw(&r, 1), 1);
-        au_stats_add(&st, 1, draw(&r, 0.9), 1);
+        au_stats_add(&st, 0, sim_draw(&r, 1), 1);
+        au_stats_add(&st, 1, sim_draw(&r, 0.9), 1);
         if (k % 1000 == 999 && au_stats_test(&st, AU_TEST_SEQUENTIAL, 1, &res) != AU_RUNNING)
             break;
     }
@@ -1282,10 +1040,10 @@ TEST(audit_oracle)
 /* The audit.* tunables: defaults, units, and rejected values. */
 TEST(audit_config)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     CHECK_INT(cfg.test, AU_TEST_SEQUENTIAL);
-    CHECK(near(cfg.alpha, 0.01, 1e-12));
-    CHECK(near(cfg.equivalence, 0.01, 1e-12));
+    CHECK(sim_near(cfg.alpha, 0.01, 1e-12));
+    CHECK(sim_near(cfg.equivalence, 0.01, 1e-12));
     CHECK_INT(cfg.min_samples, 10000);
     CHECK_INT(cfg.sample_every, 20);
     VmTunables tun;
@@ -1295,7 +1053,7 @@ TEST(audit_config)
     CHECK(vm_tunables_set(&tun, "audit.confidence=9999", &err));
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.test, AU_TEST_PAPER);
-    CHECK(near(cfg.alpha, 0.0001, 1e-9));
+    CHECK(sim_near(cfg.alpha, 0.0001, 1e-9));
     CHECK(vm_tunables_set(&tun, "audit.test=bogus", &err));
     CHECK(!au_config_from_tunables(&cfg, &tun, &err));
     CHECK_CONTAINS(err.msg, "audit.test");
@@ -1322,7 +1080,7 @@ TEST(audit_config)
     vm_tunables_default(&tun);
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.copies, 2);
-    CHECK(near(cfg.copy_margin, 0.02, 1e-12));
+    CHECK(sim_near(cfg.copy_margin, 0.02, 1e-12));
     CHECK(vm_tunables_set(&tun, "audit.copies=3", &err));
     CHECK(!au_config_from_tunables(&cfg, &tun, &err));
     CHECK_CONTAINS(err.msg, "audit.copies");
@@ -1336,15 +1094,15 @@ static void add_each(AuStats *st, AuRng *r, const double *factor, int nvariants,
 {
     for (int i = 0; i < m; i++)
         for (int k = 0; k < nvariants; k++)
-            au_stats_add(st, k, draw(r, factor[k]), 1);
+            au_stats_add(st, k, sim_draw(r, factor[k]), 1);
 }
 
 /* audit.extend's foresight (AuResult.to_decide): the sampling time until
  * the first deciding look at the rate so far, were θ̂ to hold. */
 TEST(audit_to_decide)
 {
-    AuConfig cfg = default_config();   /* min_samples 10,000; min_effect 0 here */
-    init_neglog();
+    AuConfig cfg = sim_config();   /* min_samples 10,000; min_effect 0 here */
+    sim_init();
     AuResult res;
     AuStats st;
     AuRng r;
@@ -1354,7 +1112,7 @@ TEST(audit_to_decide)
     add_each(&st, &r, (double[]){1.10, 1}, 2, 4000);
     CHECK_INT(au_stats_test(&st, AU_TEST_SEQUENTIAL, 1.0, &res), AU_RUNNING);
     CHECK_INT(res.v[0].samples, 3600);   /* 10 of every 100 trimmed */
-    CHECK(near(au_stats_to_decide(&cfg, &res), 6400 / 3600.0, 1e-9));
+    CHECK(sim_near(au_stats_to_decide(&cfg, &res), 6400 / 3600.0, 1e-9));
     CHECK_INT(au_stats_test(&st, AU_TEST_PAPER, 1.0, &res), AU_RUNNING);
     CHECK(isinf(au_stats_to_decide(&cfg, &res)));   /* the sequential test's foresight only */
     add_each(&st, &r, (double[]){1.10, 1}, 2, 7200);
@@ -1376,7 +1134,7 @@ TEST(audit_to_decide)
         if ((o = au_stats_test(&st, AU_TEST_SEQUENTIAL, e, &res)) != AU_RUNNING)
             at = e - 1;
     }
-    if (verbose())
+    if (sim_verbose())
         printf("audit to_decide: 3%% at 900 samples: %.2f s foreseen, %s after %.2f s\n", t,
                au_outcome_name(o), at);
     CHECK(t > 0.5 && t < 20);
@@ -1408,16 +1166,16 @@ static void interval_at(double theta, double v, double tau, double tau_max, AuCo
  * confidence is exactly 1 − α (the interval and the p-value agree). */
 TEST(audit_mixture_scales)
 {
-    AuConfig cfg = default_config();
-    CHECK(near(cfg.mixture, 0.01, 1e-12));
-    CHECK(near(cfg.mixture_max, 0.1, 1e-12));
+    AuConfig cfg = sim_config();
+    CHECK(sim_near(cfg.mixture, 0.01, 1e-12));
+    CHECK(sim_near(cfg.mixture_max, 0.1, 1e-12));
     static const double se[] = {0.0005, 0.002, 0.01, 0.05, 0.2};
     for (size_t i = 0; i < sizeof se / sizeof se[0]; i++) {
         double v = se[i] * se[i], t2 = 0.01 * 0.01;
         AuCompare one, mix, at;
         interval_at(0, v, 0.01, 0, &one);
         double closed = sqrt(2 * v * (v + t2) / t2 * (0.5 * log((v + t2) / v) - log(0.01)));
-        CHECK(near(one.hi, closed, 1e-9));
+        CHECK(sim_near(one.hi, closed, 1e-9));
         interval_at(0, v, 0.01, 0.1, &mix);
         double h = mix.hi, lo = INFINITY, hi = INFINITY;
         for (double t = 0.01; t < 0.11; t *= sqrt(10.0)) {
@@ -1427,9 +1185,9 @@ TEST(audit_mixture_scales)
         }
         CHECK(h >= lo * (1 - 1e-9) && h <= hi * (1 + 1e-9));
         interval_at(h, v, 0.01, 0.1, &at);
-        CHECK(near(at.confidence, 0.99, 1e-6));
-        CHECK(near(at.lo, 0, 1e-6) || fabs(at.lo) < 1e-9);
-        if (verbose())
+        CHECK(sim_near(at.confidence, 0.99, 1e-6));
+        CHECK(sim_near(at.lo, 0, 1e-6) || fabs(at.lo) < 1e-9);
+        if (sim_verbose())
             printf("audit mixture: se %.4f: one scale ±%.4f, three ±%.4f (%.2f se)\n", se[i], one.hi, h,
                    h / se[i]);
         if (se[i] >= 0.05)
@@ -1459,7 +1217,7 @@ static AuOutcome noisy_run(const AuConfig *cfg, double diff, uint64_t seed, int 
             for (int i = 0; i < 30; i++) {
                 if (in_window[k]++ % 100 == 0)
                     g[k] = 1 + 0.6 * (2 * au_rng_double(&r) - 1);
-                au_stats_add(&st, k, draw(&r, g[k] * (k == 0 ? 1 - diff : 1)), 1);
+                au_stats_add(&st, k, sim_draw(&r, g[k] * (k == 0 ? 1 - diff : 1)), 1);
             }
         au_stats_test(&st, AU_TEST_SEQUENTIAL, look * 0.010, &res);
         o = au_stats_confirm(&confirm, &st, cfg, AU_TEST_SEQUENTIAL, look * 0.010, &res);
@@ -1475,7 +1233,7 @@ static AuOutcome noisy_run(const AuConfig *cfg, double diff, uint64_t seed, int 
  * more winners than α (they end at the sample budget, set low here). */
 TEST(audit_mixture_noisy)
 {
-    AuConfig cfg = default_config(), one = cfg;
+    AuConfig cfg = sim_config(), one = cfg;
     cfg.timeout = one.timeout = 0;
     one.mixture_max = 0;
     enum { RUNS = 20 };
@@ -1489,7 +1247,7 @@ TEST(audit_mixture_noisy)
     }
     qsort(ns_mix, RUNS, sizeof ns_mix[0], cmp_u64);
     qsort(ns_one, RUNS, sizeof ns_one[0], cmp_u64);
-    if (verbose())
+    if (sim_verbose())
         printf("audit noisy 10%%: median samples a variant %llu (three scales) against %llu (one)\n",
                (unsigned long long)ns_mix[RUNS / 2], (unsigned long long)ns_one[RUNS / 2]);
     CHECK_INT(right, RUNS);
@@ -1502,7 +1260,7 @@ TEST(audit_mixture_noisy)
         uint64_t n;
         winners += noisy_run(&aa, 0, 0x3200 + (uint64_t)run, &install, &n) == AU_WINNER;
     }
-    if (verbose())
+    if (sim_verbose())
         printf("audit noisy A/A: %d winners of 200\n", winners);
     CHECK(winners <= 2);
 }
@@ -1515,10 +1273,10 @@ TEST(audit_mixture_noisy)
  * calls a second. */
 TEST(audit_rate_futile)
 {
-    AuConfig cfg = default_config();
+    AuConfig cfg = sim_config();
     double kept = 0;
     CHECK(au_rate_futile(&cfg, 4900, 2, 2, &kept));
-    CHECK(near(kept, 2 * 4900 * 0.016875 * 30, 1e-6));
+    CHECK(sim_near(kept, 2 * 4900 * 0.016875 * 30, 1e-6));
     CHECK(!au_rate_futile(&cfg, 5000, 2, 2, NULL));
     CHECK(au_rate_futile(&cfg, 9800, 2, 1, NULL));   /* no margin: twice the rate */
     CHECK(!au_rate_futile(&cfg, 10000, 2, 1, NULL));
