@@ -118,6 +118,7 @@ typedef struct AuConfig {
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
     double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
     bool confirm_fresh;       /* audit.confirm_fresh: the samples since the first look agree too */
+    bool no_winner;           /* audit.no_winner: end as a futile timeout once no variant can win */
     double copy_margin;       /* audit.copy_margin, a fraction: with copies, every copy pairing */
     bool prologue;            /* audit.prologue: dispatchers test their countdown (0: a baseline) */
 } AuConfig;
@@ -303,6 +304,8 @@ typedef struct AuResult {
                                 * variants, past doubt (copies_apart in stats.c) */
     bool between;              /* futile because the difference lies between audit.equivalence
                                 * and audit.min_effect: only a timeout is left (stats.c) */
+    bool no_winner;            /* futile because no variant can be a winner (stats.c:
+                                * no_winner_left; between too, or audit.no_winner) */
     bool confirming;           /* running: a winner waits for audit.confirm's samples */
     int unconfirmed;           /* confirming looks the winner did not stand at (AuConfirm's) */
     int fresh_disagreed;       /* of them, refused by the samples since its first look alone */

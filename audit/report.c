@@ -256,9 +256,10 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     json_variant_name(f, r, has_best ? res->best : -1);
     fputs(",\"runner_up\":", f);
     json_variant_name(f, r, has_best ? res->runner_up : -1);
-    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"futile\":%s,\"placement\":%s,\"between\":%s,\"confidence\":",
+    fprintf(f, ",\"test\":\"%s\",\"oracle\":%s,\"futile\":%s,\"placement\":%s,\"between\":%s,\"no_winner\":%s,\"confidence\":",
             test_name(res->test), r->oracle ? "true" : "false", res->futile ? "true" : "false",
-            res->placement ? "true" : "false", res->between ? "true" : "false");
+            res->placement ? "true" : "false", res->between ? "true" : "false",
+            res->no_winner ? "true" : "false");
     json_num(f, has_best ? res->confidence : NAN);
     fputs(",\"sample_every\":", f);
     json_num(f, res->sample_every > 0 ? (double)res->sample_every : NAN);
@@ -483,7 +484,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         add(&l, "] samples=");
         add_samples(&l, res, n);
         add(&l, " test=%s%s%s", test_name(res->test), r->oracle ? "+oracle" : "",
-            res->placement ? " futile placement" : res->between ? " futile between" : res->futile ? " futile" : "");
+            res->placement ? " futile placement" : res->between ? " futile between"
+            : res->no_winner ? " futile no-winner" : res->futile ? " futile" : "");
         if (ev == AU_EV_DECIDED && r->t_sampling > 0 && t >= r->t_sampling)
             add(&l, " duration=%.3fs", t - r->t_sampling);
         if (r->t_sampling > 0 && (ev == AU_EV_CANCELLED || r->turns > 1 || r->extended))

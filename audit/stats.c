@@ -933,27 +933,17 @@ static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, d
     return false;
 }
 
-/* Whether only a timeout is left (sequential test): no variant can be a
- * winner, as for each some other one is shown within min_effect of it
- * (the interval of ln(mean_k/mean_j) below ln(1 + min_effect)), and no
- * no-difference can be, as some variant is shown faster than the default
- * by more than equivalence.  The difference lies between the two margins,
- * and the intervals hold at every look, so more samples would only reach
- * the budget (30 s of the one slot, turn after turn: audit.extend
- * foresees no decision for them either).  A timeout installs the default,
- * as a no-difference would, so ending now changes no installed code; with
- * min_effect at or below equivalence it never applies. */
-static bool between_margins(const AuStats *st, AuTest test, const AuEstimate *e)
+/* Whether no variant can be a winner (sequential test): for each some
+ * other one is shown within min_effect of it (the interval of
+ * ln(mean_k/mean_j) below ln(1 + min_effect)).  The intervals hold at
+ * every look, so more samples can end the bakeoff only in a
+ * no-difference or a timeout, and both install the default.  With
+ * min_effect at or below equivalence a no-difference comes first. */
+static bool no_winner_left(const AuStats *st, AuTest test, const AuEstimate *e)
 {
     int n = st->nvariants;
-    double m = log1p(st->cfg.min_effect), q = log1p(-st->cfg.equivalence);
-    bool faster = false;
-    for (int k = 1; k < n && !faster; k++) {
-        AuCompare c;
-        compare(st, test, e, k, 0, &c);
-        faster = c.hi < q;
-    }
-    for (int j = 0; j < n && faster; j++) {
+    double m = log1p(st->cfg.min_effect);
+    for (int j = 0; j < n; j++) {
         bool within = false;
         for (int k = 0; k < n && !within; k++) {
             AuCompare c;
@@ -965,7 +955,25 @@ static bool between_margins(const AuStats *st, AuTest test, const AuEstimate *e)
         if (!within)
             return false;
     }
-    return faster;
+    return true;
+}
+
+/* Whether some variant is shown faster than the default by more than
+ * equivalence: no no-difference can be reached.  With no_winner_left()
+ * the difference lies between the two margins and only a timeout is left
+ * (between): more samples would only reach the budget (30 s of the one
+ * slot, turn after turn: audit.extend foresees no decision for them
+ * either). */
+static bool default_beaten(const AuStats *st, AuTest test, const AuEstimate *e)
+{
+    double q = log1p(-st->cfg.equivalence);
+    for (int k = 1; k < st->nvariants; k++) {
+        AuCompare c;
+        compare(st, test, e, k, 0, &c);
+        if (c.hi < q)
+            return true;
+    }
+    return false;
 }
 
 /* The counts a look needs of every variant: the fewest kept samples,
@@ -1042,8 +1050,11 @@ static bool equivalent(const AuStats *st, AuTest test, const AuEstimate *e, cons
  * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
  *   timeout, or (sequential) sooner when too_slow() or futile() says it
  *   cannot decide within that budget, copies_apart() that no budget
- *   would do (placement), or between_margins() that only a timeout is
- *   left (between).  A wrong winner or a wrong
+ *   would do (placement), no_winner_left() and default_beaten() that
+ *   only a timeout is left (between), or, from au_rate_judged_from() of
+ *   sampling on (audit.no_winner), no_winner_left() alone: a
+ *   no-difference still could be reached, but installs what this timeout
+ *   does (no_winner).  A wrong winner or a wrong
  *   no-difference needs one of the N−1 intervals that involve the true
  *   best to miss, so with the α/(N−1) correction the error rate of the
  *   whole bakeoff is ≤ α. */
@@ -1126,8 +1137,11 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         out->install = 0;
         return out->outcome;
     }
-    if (early && cfg->futility > 0 && !apart && between_margins(st, test, e))
-        out->futile = out->between = true;
+    bool none = early && cfg->futility > 0 && !apart && no_winner_left(st, test, e);
+    if (none && default_beaten(st, test, e))
+        out->futile = out->between = out->no_winner = true;
+    else if (none && cfg->no_winner && elapsed >= au_rate_judged_from(cfg))
+        out->futile = out->no_winner = true;
     else if (early && (apart || futile(cfg, &least, cfg->alpha / (n - 1), few.n, elapsed))) {
         out->futile = true;
         out->placement = apart;

@@ -159,7 +159,7 @@ TEST(audit_report_json_phases_outcomes)
 
     CHECK_CONTAINS(s, "{\"id\":1,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"queued\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":null,"
-                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":null,"
+                      "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"no_winner\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
                       "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
@@ -173,7 +173,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "{\"id\":3,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"sampling\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,\"best\":\"inline4x\","
                       "\"runner_up\":\"default\",\"test\":\"sequential\",\"oracle\":false,"
-                      "\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
+                      "\"futile\":false,\"placement\":false,\"between\":false,\"no_winner\":false,\"confidence\":0.9995,\"sample_every\":43,\"relative_difference\":-0.05,"
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
@@ -198,7 +198,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":\"default\",");
     CHECK_CONTAINS(s, "{\"id\":6,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"timeout\",\"winner\":null,\"installed\":\"default\",");
-    CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,\"between\":false,");
+    CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,\"between\":false,\"no_winner\":false,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
     CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
@@ -311,7 +311,7 @@ TEST(audit_report_json_hostile_records)
                       "\"best\":\"inline4x\",\"runner_up\":null,");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"unknown\",\"winner\":null,\"installed\":\"inline4x\",\"best\":null,"
-                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"confidence\":null,");
+                      "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"no_winner\":false,\"confidence\":null,");
     CHECK_CONTAINS(s, "{\"name\":\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\",\"options\":\"oooo");
     /* nvariants 1000 is clamped to AU_MAX_VARIANTS */
     const char *r4 = strstr(s, "{\"id\":4,");
@@ -600,9 +600,13 @@ TEST(audit_report_log_lines)
     CHECK_CONTAINS(s, " test=sequential futile placement duration=2.250s\n");
     free(s);
     r.result.placement = false;
-    r.result.between = true;     /* only a timeout left (stats.c: between_margins) */
+    r.result.between = r.result.no_winner = true;   /* only a timeout left (stats.c: default_beaten) */
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " test=sequential futile between duration=2.250s\n");
+    free(s);
+    r.result.between = false;    /* no winner left, a no-difference not waited for (audit.no_winner) */
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " test=sequential futile no-winner duration=2.250s\n");
     free(s);
     r = record(7, AU_PHASE_DONE, AU_NO_DIFFERENCE);   /* audit.verify: the oracle's look after */
     r.result.online = (AuOnline){AU_WINNER, 1, -0.08, -0.1, -0.06, 1.5, 12000};

@@ -27,7 +27,8 @@ typedef struct SimOut {
     bool paper_fired;          /* the paper test declared a winner on some look */
     bool paper_first;          /* ... on the first look at which it may test */
     int paper_best;
-    bool between;              /* a futile timeout between the margins (stats.c: between_margins) */
+    bool between;              /* a futile timeout between the margins (stats.c: default_beaten) */
+    bool no_winner;            /* a futile timeout with no winner left (stats.c: no_winner_left) */
 } SimOut;
 
 /* When non-zero, the whole machine's speed changes every simulated 10 ms:
@@ -92,6 +93,7 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
                 out->samples = res.v[0].samples;
                 out->looks = look;
                 out->between = res.between;
+                out->no_winner = res.no_winner;
             }
         }
         if (out->outcome != AU_RUNNING &&
@@ -500,6 +502,7 @@ TEST(audit_min_effect)
     VmTunables tun;
     vm_tunables_default(&tun);
     cfg.min_effect = tun.audit_min_effect / 10000.0;
+    cfg.no_winner = false;   /* 0.5% would end with no winner left first (audit_no_winner) */
     CHECK(sim_near(cfg.min_effect, 0.02, 1e-9));
     enum { RUNS = 60 };
     int nodiff = 0, winners = min_effect_runs(&cfg, RUNS, 0.015, &nodiff), found = 0;
@@ -524,7 +527,7 @@ TEST(audit_min_effect)
     CHECK(winners >= RUNS / 4);
 }
 
-/* Between the margins (stats.c: between_margins): an alternative 1.5%
+/* Between the margins (stats.c: default_beaten): an alternative 1.5%
  * faster than the default can be neither a winner (audit.min_effect 2%)
  * nor a no-difference (audit.equivalence 1%).  Once the interval lies
  * between the two the bakeoff ends as a futile timeout, far below the
@@ -535,6 +538,7 @@ TEST(audit_between)
 {
     AuConfig cfg = sim_config();
     cfg.min_effect = 0.02;
+    cfg.no_winner = false;   /* 1.5% would end with no winner left first (audit_no_winner) */
     int between = 0, kept = 0;
     uint64_t most = 0;
     for (int run = 0; run < 20; run++) {
@@ -566,6 +570,70 @@ TEST(audit_between)
     sim_bakeoff(&cfg, 2, (double[]){1, 0.985}, 0xb000, &o);
     CHECK_INT(o.outcome, AU_TIMEOUT);
     CHECK(!o.between && o.samples >= 300000);
+}
+
+/* No winner left (stats.c: no_winner_left, audit.no_winner): a variant
+ * 0.8% faster than the other can never be a winner with audit.min_effect
+ * 2%, and the alternative 0.8% faster is no no-difference before its
+ * interval is inside ±1%: without the rule most such bakeoffs here run
+ * into the budget (1,000,000 samples).  From 90% of a turn of sampling
+ * on, the first look that shows no winner left ends the bakeoff as a
+ * futile timeout installing the default, as a no-difference or a timeout
+ * would have.  Before that a no-difference still ends it as one; a 5%
+ * difference is still found; between the margins ends with no winner
+ * left too. */
+TEST(audit_no_winner)
+{
+    AuConfig cfg = sim_config();
+    cfg.min_effect = 0.02;
+    double from = au_rate_judged_from(&cfg);
+    CHECK(cfg.no_winner && from > 0);
+    int ok = 0, ended = 0, fewer = 0, slow_off = 0, aa_ok = 0, found = 0;
+    uint64_t with = 0, without = 0;
+    for (int run = 0; run < 20; run++) {
+        SimOut o, off;
+        double f[2] = {1, 1};
+        f[run & 1] = 0.992;
+        sim_bakeoff(&cfg, 2, f, 0xd000 + (uint64_t)run, &o);
+        bool none = o.outcome == AU_TIMEOUT && o.no_winner && !o.between && o.looks * 0.010 >= from - 1e-9;
+        ok += o.install == 0 && (none || (o.outcome == AU_NO_DIFFERENCE && o.looks * 0.010 < from));
+        ended += none;
+        cfg.no_winner = false;
+        sim_bakeoff(&cfg, 2, f, 0xd000 + (uint64_t)run, &off);
+        cfg.no_winner = true;
+        fewer += off.outcome != AU_WINNER && o.samples <= off.samples;
+        slow_off += off.samples >= 5 * o.samples;
+        with += o.samples;
+        without += off.samples;
+        sim_bakeoff(&cfg, 2, (double[]){1, 1}, 0xd100 + (uint64_t)run, &o);
+        aa_ok += o.install == 0 && (o.outcome == AU_NO_DIFFERENCE || (o.outcome == AU_TIMEOUT && o.no_winner));
+        /* the default 5% faster may end as a no-difference: the other shown slower */
+        f[run & 1] = 0.95;
+        sim_bakeoff(&cfg, 2, f, 0xd200 + (uint64_t)run, &o);
+        found += o.install == (run & 1) && (o.outcome == AU_WINNER || (o.outcome == AU_NO_DIFFERENCE && !(run & 1)));
+    }
+    if (sim_verbose())
+        printf("audit no winner: 0.8%% faster, %d of 20 ended with no winner left, %llu samples a run against "
+               "%llu without the rule (%d of 20 at 5x or more); identical: %d of 20 no-difference or no winner\n",
+               ended, (unsigned long long)(with / 20), (unsigned long long)(without / 20), slow_off, aa_ok);
+    CHECK_INT(ok, 20);
+    CHECK(ended >= 12);
+    CHECK_INT(fewer, 20);
+    CHECK(slow_off >= 8);
+    CHECK_INT(aa_ok, 20);
+    CHECK_INT(found, 20);
+    /* three variants within 1% of each other: no winner left either */
+    SimOut o;
+    sim_bakeoff(&cfg, 3, (double[]){1, 0.992, 1.004}, 0xd300, &o);
+    CHECK(o.outcome == AU_TIMEOUT && o.no_winner && !o.between && o.install == 0);
+    /* between the margins */
+    sim_bakeoff(&cfg, 2, (double[]){1, 0.985}, 0xd400, &o);
+    CHECK(o.outcome == AU_TIMEOUT && o.no_winner && o.install == 0);
+    /* futility off: never */
+    cfg.futility = 0;
+    cfg.max_samples = 200000;
+    sim_bakeoff(&cfg, 2, (double[]){1, 0.992}, 0xd001, &o);
+    CHECK(o.outcome == AU_TIMEOUT && !o.no_winner && o.samples >= 200000);
 }
 
 /* N-way: three variants, the middle one 5% faster than the default and
