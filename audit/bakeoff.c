@@ -19,16 +19,19 @@
  *   start    at most audit.concurrent bakeoffs compile or sample at once;
  *            of the waiting ones whose method is not busy (one bakeoff
  *            per method at a time), those whose method is called now
- *            before the idle ones (idle()), those not deferred before
+ *            before the idle ones (queue_idle()), those not deferred before
  *            the deferred ones (defer()), then the one with the fewest
  *            turns starts next (never run: one READY first, then the most
  *            called through its entry lately; paused: the one foreseeing
  *            its decision soonest, then the least recently run), with a
- *            free policy slot (before()).
+ *            free policy slot (audit/queue.c: before()).
  *   ahead    while every slot samples, the next one that never ran is
  *            probed and compiled now, for a spare policy slot it holds,
  *            and waits READY; it starts in the first slot that frees,
  *            with nothing left to compile (audit.ahead, start_ahead).
+ *            Passed over (its method idle, or one that goes before it
+ *            queued), it gives the slot back and waits READY as a
+ *            paused one, and the one now next is compiled ahead.
  *   cheap?   before compiling: a variant whose every call is bounded below
  *            audit.min_cost IR cost units (too_cheap), or, on the bakeoff
  *            thread, a method whose probe (audit/probe.c) counts too few
@@ -103,10 +106,7 @@
  *   they compile for the JIT themselves (sync/eager) and the install
  *   hook starts a bakeoff (audit.hot_threshold 0).
  */
-#include "bakeoff.h"
-#include "jit.h"
-#include "probe.h"
-#include "vm.h"
+#include "auditor.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -122,41 +122,6 @@ _Static_assert(offsetof(AuPolicyState, timing) == VM_AUDIT_TIMING * sizeof(int32
 _Static_assert(AU_MAX_SLOTS == VM_AUDIT_SLOTS, "one policy slot per VmThread.audit entry");
 _Static_assert(AU_MAX_VARIANTS == JIT_MAX_VARIANTS, "the JIT compiles every variant of a bakeoff");
 _Static_assert(AU_MAX_COPIES == JIT_MAX_COPIES, "the JIT lays out every copy (audit.copies)");
-
-/* What one bakeoff's generated code reaches: the table (first, its
- * address is compiled into the code) and the slow path's parameters. */
-typedef struct AuDispatch {
-    JitBakeoffTable tab;
-    const AuPolicyParams *params;
-    uint32_t slot;
-    int nvariants;
-    int arms;                  /* variants × copies: what the policy rotates over */
-    int32_t warmup;            /* a burst's first calls not estimated */
-} AuDispatch;
-
-typedef struct Bake {
-    AuBakeoffRecord rec;
-    VmMethod *m;
-    AuClient client;
-    uint32_t aid;          /* the analysis's id of the bakeoff, 0 = none yet */
-    int slot;              /* policy slot while compiling or sampling, −1 */
-    AuDispatch *d;         /* once compiled */
-    VmEntry prev;          /* the code the dispatcher replaced */
-    double turn_start;     /* since(): the current turn's dispatcher installed */
-    double last_ran;       /* since(): its last turn ended; 0 = never ran */
-    double sampled;        /* seconds of the turns before the current one */
-    int extra;             /* turns the current one was extended by (audit.extend) */
-    double foreseen;       /* when paused: sampling seconds to its decision (au_stats_to_decide) */
-    bool hopeless;         /* when paused: it foresaw (it had enough samples to) no decision within
-                            * the longest turn it could get, audit.extend's included; before() */
-    bool ahead;            /* compiling or READY ahead (audit.ahead): holds its slot, not counted in running */
-} Bake;
-
-enum {
-    IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
-    PROBE_MIN = 64,         /* timed calls a probe needs for a verdict */
-    RARE_MARGIN = 2,        /* probed_useless: futile even at this many times the rate */
-};
 
 /* Seconds a probe waits for its timed calls (it stands in front of the
  * method meanwhile; the bakeoff thread waits, as it would for a compile). */
@@ -174,61 +139,6 @@ enum {
 
 /* Seconds over which scan measures a method's call rate. */
 #define RATE_PERIOD 0.5
-
-typedef struct MethodState {
-    bool excluded;         /* not in audit.methods: never audited */
-    bool seen;             /* compiled code seen; calls count from base */
-    bool busy;             /* one of its bakeoffs compiles or samples */
-    uint64_t base;
-    uint32_t asked;        /* clients whose bakeoff was queued, a bit each */
-    uint64_t mark;         /* calls at mark_t */
-    double mark_t;         /* since(): when rate was last measured */
-    double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
-    bool rated;            /* rate is from a whole RATE_PERIOD */
-    uint64_t last;         /* calls at the last scan */
-    bool called;           /* called through its entry between the last two scans */
-    /* the bakeoff thread's alone (probed_cheap), not under mu: */
-    AuProbe *probe;        /* its probe once probed (never freed while the program runs) */
-    double probe_cycles;   /* what the probe read; 0 = no verdict (not probed, too few calls) */
-    uint32_t probe_samples;
-    double probe_rate;     /* calls a second through the entry while it stood */
-    bool rate_known;       /* probe_rate is from a whole window (see probe) */
-} MethodState;
-
-struct AuAuditor {
-    Vm *vm;
-    struct Jit *jit;
-    AuConfig cfg;
-    uint32_t clients;
-    int nvariants[AU_NCLIENTS];
-    AuVariantSpec variants[AU_NCLIENTS][AU_MAX_VARIANTS];
-    uint64_t hot_threshold;
-    int concurrent;
-    AuAnalysis *an;
-    AuCompileFn compile;
-    FILE *log;
-    double t0;
-    pthread_t thread;
-    bool started;
-    pthread_mutex_t mu;
-    pthread_cond_t wake;
-    /* guarded by mu */
-    bool stopping;
-    Bake **bakes;          /* every record, bakes[id − 1] */
-    size_t nbakes, capbakes;
-    size_t first_waiting;  /* no QUEUED or PAUSED record before this index */
-    MethodState *ms;       /* per method index */
-    uint32_t nmethods;
-    int running;           /* compiling or sampling in a slot (ahead ones not counted) */
-    uint32_t slots;        /* a bit per policy slot in use, reserved ahead included */
-    Bake *ahead;           /* the one record compiling or READY ahead of a slot, or NULL */
-};
-
-static double since(const AuAuditor *au)
-{
-    double t = au_now() - au->t0;
-    return t > 1e-9 ? t : 1e-9;   /* 0 means "not yet" in a record */
-}
 
 static void event(AuAuditor *au, Bake *b, AuEvent ev)
 {
@@ -464,177 +374,6 @@ static void fail(AuAuditor *au, Bake *b, const char *why)
     event(au, b, AU_EV_FAILED);
 }
 
-static bool waiting(const Bake *c)
-{
-    return c->rec.phase == AU_PHASE_QUEUED || c->rec.phase == AU_PHASE_READY || c->rec.phase == AU_PHASE_PAUSED;
-}
-
-/* Under mu: whether waiting record c could start now, were `freed` (a
- * sampling bakeoff, or NULL) paused first: its method free, and a paused
- * one's own slot (compiled into its dispatcher) free.  A READY one holds
- * its method and slot already. */
-static bool startable(const AuAuditor *au, const Bake *c, const Bake *freed)
-{
-    if (c->rec.phase == AU_PHASE_READY)
-        return true;
-    if (c->rec.phase != AU_PHASE_QUEUED && c->rec.phase != AU_PHASE_PAUSED)
-        return false;
-    if (au->ms[c->m->index].busy && !(freed && freed->m == c->m))
-        return false;
-    if (c->rec.phase == AU_PHASE_QUEUED)
-        return true;
-    /* paused idle (pause_idle): not until its method is called again,
-     * even with the slot free; a method its callers inlined waits to the
-     * end, where each turn would have cost 0.3 s of the slot */
-    if (!c->aid && !au->ms[c->m->index].called)
-        return false;
-    return !(au->slots & 1u << c->d->slot) || (freed && freed->slot == (int)c->d->slot);
-}
-
-/* Under mu: whether c's method is, lately, called through its entry too
- * rarely for a turn to get samples: at RARE_MARGIN times the rate of the
- * last RATE_PERIOD, futile by rate (au_rate_futile, the probe's verdict
- * "rarely called").  Its phase of the program is over, or its callers
- * inlined it.  Such a record, started, holds the slot for a turn without
- * a timed call (drop_idle), or, never run, is probed and ends FAILED for
- * good: in Havlak runs three times the usual size, 5-6 s of 27-34 s of
- * sampling went to turns without a sample, and methods of a phase that
- * comes back every iteration were failed as "not called". */
-static bool idle(const AuAuditor *au, const Bake *c)
-{
-    const MethodState *s = &au->ms[c->m->index];
-    /* paused idle (pause_idle): its turn found its method not called; it
-     * stays idle until the method is called again between the last two
-     * scans (10 ms; startable() keeps it out until then), so that its next
-     * turn begins inside its phase: by the rate over RATE_PERIOD, Havlak's
-     * `Vector.hasSome` resumed just as its phase had ended */
-    if (c->rec.phase == AU_PHASE_PAUSED && !c->aid)
-        return !s->called;
-    return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
-}
-
-/* The longest a turn can last, in seconds: audit.quantum_ms and every
- * extra turn audit.extend may add to it. */
-static double longest_turn(const AuAuditor *au)
-{
-    return au->cfg.quantum * (double)(1 + au->vm->tun.audit_extend);
-}
-
-/* Turns c has had that got timed calls: an idle one (pause_idle)
- * measured nothing, so it does not count in the round robin.  Why:
- * behind the never-run bakeoffs, Havlak's `Vector.hasSome`, paused idle
- * after one turn, never got a second. */
-static int turns_had(const Bake *c)
-{
-    return c->rec.turns - c->rec.idled;
-}
-
-/* Under mu: whether c, paused, is hopeless (Bake.hopeless). */
-static bool hopeless(const Bake *c)
-{
-    return c->rec.phase == AU_PHASE_PAUSED && c->hopeless;
-}
-
-/* Under mu: whether c goes before best: one whose method is called now
- * before an idle one (idle()); then one not hopeless() before a hopeless
- * one; then one not deferred (defer()) before a
- * deferred one; then fewest turns first (turns_had: idle turns not
- * counted); of those never run (or run idle only), the one compiled
- * ahead (it was chosen by this order when it began
- * to compile), then the most called through its entry lately (its
- * samples come fastest: a method-level test needs min_samples timed
- * calls), then the oldest; of those paused, the one foreseeing its
- * decision soonest (Bake.foreseen: shortest job first gets the most
- * decisions out of the slot's time), then the least recently run (round
- * robin among those foreseeing none).  Hopeless after deferred: in a
- * 35 s Havlak run four paused bakeoffs, intervals 20-290% wide, took
- * turn after turn from 18 s on (each cut a quarter in, audit.cut), while
- * the 9 deferred ones, `initAllNodes$lambda1` (−10.5%) and
- * `Vector.hasSome` (−6.8%) among them, never started. */
-static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
-{
-    bool ci = idle(au, c), bi = idle(au, best);
-    if (ci != bi)
-        return bi;
-    bool ch = hopeless(c), bh = hopeless(best);
-    if (ch != bh)
-        return bh;
-    if (c->rec.deferred != best->rec.deferred)
-        return best->rec.deferred;
-    int ct = turns_had(c), bt = turns_had(best);
-    if (ct != bt)
-        return ct < bt;
-    if (ct == 0 && (c->rec.phase == AU_PHASE_READY) != (best->rec.phase == AU_PHASE_READY))
-        return c->rec.phase == AU_PHASE_READY;
-    if (ct == 0)
-        return au->ms[c->m->index].rate > au->ms[best->m->index].rate;
-    if (c->foreseen != best->foreseen)
-        return c->foreseen < best->foreseen;
-    return c->last_ran < best->last_ran;
-}
-
-/* Under mu: the waiting record to start next (before()); NULL when none. */
-static Bake *next_waiting(AuAuditor *au, const Bake *freed)
-{
-    while (au->first_waiting < au->nbakes && !waiting(au->bakes[au->first_waiting]))
-        au->first_waiting++;
-    Bake *best = NULL;
-    for (size_t i = au->first_waiting; i < au->nbakes; i++) {
-        Bake *c = au->bakes[i];
-        if (!startable(au, c, freed))
-            continue;
-        if (!best || before(au, c, best))
-            best = c;
-    }
-    return best;
-}
-
-/* Under mu: the lowest policy slot not in use, −1 when none. */
-static int free_slot(const AuAuditor *au)
-{
-    for (int slot = 0; slot < AU_MAX_SLOTS; slot++)
-        if (!(au->slots & 1u << slot))
-            return slot;
-    return -1;
-}
-
-/* Under mu: b holds policy slot `slot` and its method; one never run is
- * COMPILING from now. */
-static void claim(AuAuditor *au, Bake *b, int slot)
-{
-    au->slots |= 1u << slot;
-    b->slot = slot;
-    au->ms[b->m->index].busy = true;
-    if (b->rec.phase == AU_PHASE_QUEUED) {
-        b->rec.phase = AU_PHASE_COMPILING;
-        b->rec.t_started = since(au);
-    }
-}
-
-/* Under mu: the next waiting record, given a slot: COMPILING if it never
- * ran, still PAUSED or READY until start() installs its dispatcher (its
- * method busy meanwhile); NULL when none or no room. */
-static Bake *take_next(AuAuditor *au)
-{
-    if (au->stopping || au->running >= au->concurrent)
-        return NULL;
-    Bake *b = next_waiting(au, NULL);
-    if (!b)
-        return NULL;
-    if (b->rec.phase == AU_PHASE_READY) {   /* its slot is reserved already */
-        b->ahead = false;
-        au->ahead = NULL;
-        au->running++;
-        return b;
-    }
-    int slot = b->rec.phase == AU_PHASE_PAUSED ? (int)b->d->slot : free_slot(au);
-    if (slot < 0)
-        return NULL;
-    claim(au, b, slot);
-    au->running++;
-    return b;
-}
-
 /* A variant whose every call is bounded below audit.min_cost IR cost
  * units would only time the timer (the min_cycles rule would end it after
  * its samples): say why in `why` and skip its compiles (each bakeoff's
@@ -780,7 +519,7 @@ static bool defer(AuAuditor *au, Bake *b)
         Bake *c = au->bakes[i];
         if (c == b)
             at = i;
-        else if (i >= au->first_waiting && waiting(c) && !c->rec.deferred)
+        else if (i >= au->first_waiting && queue_waiting(c) && !c->rec.deferred)
             others = true;
     }
     bool put_back = others && !au->stopping;
@@ -1133,19 +872,19 @@ static bool cut_short(AuAuditor *au, Bake *b, double ran)
     uint64_t need = f->need ? f->need : au->cfg.min_samples;
     if (at_end >= (double)need)
         return false;
-    return !(au_stats_to_decide(&au->cfg, &r) <= longest_turn(au) - ran);
+    return !(au_stats_to_decide(&au->cfg, &r) <= queue_longest_turn(au) - ran);
 }
 
 /* Under mu: whether sampling b, its turn over, gives its slot to c, the
- * waiting record next_waiting() would start: c's method is called now
- * and b's is not (idle()), or neither or both are and c has had no more
+ * waiting record queue_next() would start: c's method is called now
+ * and b's is not (queue_idle()), or neither or both are and c has had no more
  * turns than b. */
 static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
 {
-    bool bi = idle(au, b), ci = idle(au, c);
+    bool bi = queue_idle(au, b), ci = queue_idle(au, c);
     if (bi != ci)
         return bi;
-    return turns_had(c) <= turns_had(b);
+    return queue_turns_had(c) <= queue_turns_had(b);
 }
 
 /* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has
@@ -1171,7 +910,7 @@ static void rotate(AuAuditor *au)
         int64_t cut = au->vm->tun.audit_cut;   /* percent of a turn */
         if (!over && (cut <= 0 || ran < au->cfg.quantum * (double)cut / 100))
             continue;
-        Bake *c = next_waiting(au, b);
+        Bake *c = queue_next(au, b);
         if (!c || !yields(au, b, c))
             continue;
         /* cut_short solves the foresight: only once another would take the slot */
@@ -1184,7 +923,7 @@ static void rotate(AuAuditor *au)
             continue;
         au_analysis_result(au->an, b->aid, &b->rec.result);
         b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
-        b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= longest_turn(au));
+        b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= queue_longest_turn(au));
         b->rec.cut += !over;
         to_paused(au, b, i, over ? AU_EV_PAUSED : AU_EV_CUT);
         return;
@@ -1198,7 +937,7 @@ static void rotate(AuAuditor *au)
 static void start_pending(AuAuditor *au, bool wait)
 {
     Bake *b;
-    while ((b = take_next(au))) {
+    while ((b = queue_take(au))) {
         pthread_mutex_unlock(&au->mu);
         start(au, b, wait);
         pthread_mutex_lock(&au->mu);
@@ -1215,15 +954,19 @@ static void start_pending(AuAuditor *au, bool wait)
  * one record is ahead; none when no slot is left to reserve. */
 static bool start_ahead(AuAuditor *au, bool wait)
 {
-    if (!au->vm->tun.audit_ahead || au->stopping || au->ahead || au->running < au->concurrent)
+    if (!au->vm->tun.audit_ahead || au->stopping || au->running < au->concurrent)
         return false;
-    Bake *b = next_waiting(au, NULL);
+    if (au->ahead && au->ahead->rec.phase != AU_PHASE_READY)
+        return false;   /* still compiling */
+    Bake *b = queue_next(au, NULL);
     if (!b || b->rec.phase != AU_PHASE_QUEUED)
         return false;
-    int slot = free_slot(au);
+    if (au->ahead)
+        queue_unreserve(au, au->ahead);
+    int slot = queue_free_slot(au);
     if (slot < 0)
         return false;
-    claim(au, b, slot);
+    queue_claim(au, b, slot);
     b->ahead = true;
     au->ahead = b;
     pthread_mutex_unlock(&au->mu);

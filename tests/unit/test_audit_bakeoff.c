@@ -835,6 +835,77 @@ TEST(audit_bakeoff_idle_waits)
     env_free(&e);
 }
 
+/* A record READY ahead whose method goes idle is passed over by a newly
+ * queued one whose method is called: it gives its slot back
+ * (queue_unreserve) and the new one compiles ahead, in a slot no waiting
+ * record is compiled for; when the slot frees the new one samples with no
+ * compile, and the one passed over, its method called again, later
+ * samples in its own slot, still with no compile.  Before, the idle one
+ * held the one reservation to the end and every later bakeoff compiled
+ * while the slot stood empty. */
+TEST(audit_bakeoff_ahead_passed_over)
+{
+    static const char *const set[] = {
+        "audit.clients=aa", "audit.min_samples=200",  "audit.trim_window=10", "audit.trim_drop=1",
+        "audit.confirm=0",  "audit.timeout_ms=60000", "audit.quantum_ms=10000", NULL,
+    };
+    Env e;
+    if (!two_hot(&e, set))
+        return;
+    VmMethod *work = test_method(e.vm, "work"), *twice = test_method(e.vm, "twice");
+    VmMethod *tree = test_method(e.vm, "tree");
+    AuBakeoffRecord r[4];
+    CHECK_INT(records(&e, r, 4), 2);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);   /* work, slot 0 */
+    CHECK_INT(r[1].phase, AU_PHASE_READY);      /* twice, ahead in slot 1 */
+    CHECK_INT(stub.n, 2);
+    CHECK(stub.slot[0] == 0 && stub.slot[1] == 1);
+    /* samples, so that drop_idle leaves work alone */
+    AuAnalysis *an = au_auditor_analysis(e.au);
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 1000}, 100);
+    au_analysis_step(an, au_now());
+    usleep(520000);   /* a rate window: twice's 100 calls, work's million */
+    work->prof.calls += 1000000;
+    au_auditor_poll(e.au);
+    usleep(520000);   /* the next: twice not called: idle */
+    work->prof.calls += 1000000;
+    au_auditor_poll(e.au);
+    CHECK_INT(stub.n, 2);
+    tree->entry = fake_compiled;   /* tree compiled now, then hot: queued, */
+    au_auditor_poll(e.au);         /* its rate not known yet: not idle, */
+    calls(&e, tree, 100);          /* so it goes before twice */
+    au_auditor_poll(e.au);
+    CHECK_INT(records(&e, r, 4), 3);
+    CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].phase, AU_PHASE_READY);
+    CHECK_INT(r[2].phase, AU_PHASE_READY);
+    CHECK_INT(stub.n, 3);
+    CHECK(stub.m[2] == tree && stub.slot[2] == 2);   /* not twice's slot 1 */
+    CHECK(tree->entry == fake_compiled && twice->entry == fake_compiled);
+    /* work decided: tree samples, nothing compiled */
+    feed(stub.tab[0]->bakeoff, (double[2]){1000, 800}, 2000);
+    au_analysis_step(an, au_now());
+    au_auditor_poll(e.au);
+    records(&e, r, 4);
+    CHECK_INT(r[0].phase, AU_PHASE_DONE);
+    CHECK_INT(r[2].phase, AU_PHASE_SAMPLING);
+    CHECK_INT(r[1].phase, AU_PHASE_READY);
+    CHECK(tree->entry == stub_dispatch);
+    CHECK_INT(stub.n, 3);
+    /* tree decided, twice called again: twice samples in its slot 1 */
+    twice->prof.calls += 1000000;
+    usleep(520000);
+    feed(stub.tab[2]->bakeoff, (double[2]){1000, 800}, 2000);
+    au_analysis_step(an, au_now());
+    au_auditor_poll(e.au);
+    records(&e, r, 4);
+    CHECK_INT(r[2].phase, AU_PHASE_DONE);
+    CHECK_INT(r[1].phase, AU_PHASE_SAMPLING);
+    CHECK(twice->entry == stub_dispatch);
+    CHECK_INT(stub.n, 3);
+    env_free(&e);
+}
+
 /* audit.extend: a bakeoff whose turn is over keeps its slot, one turn at
  * a time, while it foresees a decision within the extra turns it has
  * left (1,000 samples of 1,000 kept 900: 100 to go, about a tenth of its
