@@ -277,7 +277,7 @@ static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
 }
 
 /* Under mu: compiled methods that got hot get their clients' records;
- * every method's call rate is measured (the queue's order, next_waiting). */
+ * every method's call rate is measured (the queue's order, queue_next). */
 static void scan(AuAuditor *au)
 {
     VmModule *mod = au->vm->module;
@@ -551,7 +551,7 @@ static bool begin_analysis(AuAuditor *au, Bake *b, int slot)
     return true;
 }
 
-/* b's next turn (take_next gave it its slot back): the same dispatcher
+/* b's next turn (queue_take gave it its slot back): the same dispatcher
  * in place of the code it replaced, the analysis's clock running.  Mu not
  * held. */
 static void resume(AuAuditor *au, Bake *b)
@@ -670,7 +670,7 @@ static void install(AuAuditor *au, Bake *b)
     event(au, b, AU_EV_SAMPLING);
 }
 
-/* b, given a slot by take_next: compiled (unless READY) and installed; a
+/* b, given a slot by queue_take: compiled (unless READY) and installed; a
  * paused b resumes instead.  Mu not held.  wait: as for prepare. */
 static void start(AuAuditor *au, Bake *b, bool wait)
 {
@@ -947,7 +947,7 @@ static void start_pending(AuAuditor *au, bool wait)
 /* Under mu (released meanwhile): audit.ahead.  While every slot samples,
  * the record that would start next, if it never ran, is probed and
  * compiled now, for a policy slot of its own held meanwhile (the slot is
- * compiled into its dispatcher), and waits READY; take_next then gives it
+ * compiled into its dispatcher), and waits READY; queue_take then gives it
  * the first slot that frees, with nothing left to compile.  Why: the
  * slot used to wait while the bakeoff thread probed and compiled, 0.1-1 s
  * a bakeoff — in a CD run 8.9 s of it against 9.5 s of sampling.  At most

@@ -89,7 +89,7 @@ static bool hopeless(const Bake *c)
 /* Under mu: whether c goes before best: one whose method is called now
  * before an idle one (queue_idle()); then one not hopeless() before a hopeless
  * one; then one not deferred (defer()) before a
- * deferred one; then fewest turns first (turns_had: idle turns not
+ * deferred one; then fewest turns first (queue_turns_had: idle turns not
  * counted); of those never run (or run idle only), the one compiled
  * ahead (it was chosen by this order when it began
  * to compile), then the most called through its entry lately (its

@@ -1137,12 +1137,14 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         out->install = 0;
         return out->outcome;
     }
-    bool none = early && cfg->futility > 0 && !apart && no_winner_left(st, test, e);
-    if (none && default_beaten(st, test, e))
-        out->futile = out->between = out->no_winner = true;
-    else if (none && cfg->no_winner && elapsed >= au_rate_judged_from(cfg))
+    /* the N−1 comparisons with the default first: the N² of
+     * no_winner_left() only where they could end the bakeoff */
+    bool beaten = early && cfg->futility > 0 && !apart && default_beaten(st, test, e);
+    bool late = early && cfg->futility > 0 && !apart && cfg->no_winner && elapsed >= au_rate_judged_from(cfg);
+    if ((beaten || late) && no_winner_left(st, test, e)) {
         out->futile = out->no_winner = true;
-    else if (early && (apart || futile(cfg, &least, cfg->alpha / (n - 1), few.n, elapsed))) {
+        out->between = beaten;
+    } else if (early && (apart || futile(cfg, &least, cfg->alpha / (n - 1), few.n, elapsed))) {
         out->futile = true;
         out->placement = apart;
     }
