@@ -579,9 +579,46 @@ static void resume(AuAuditor *au, Bake *b)
     pthread_mutex_unlock(&au->mu);
 }
 
+/* Whether b's variants are asked for alike (the aa client, custom with
+ * equal strings): identical code timed on purpose. */
+static bool alike(const Bake *b)
+{
+    const AuVariantSpec *v = b->rec.variants;
+    for (int k = 1; k < b->rec.nvariants; k++)
+        if (strcmp(v[k].optset, v[0].optset) || v[k].inline_max_callee_size != v[0].inline_max_callee_size ||
+            v[k].inline_max_depth != v[0].inline_max_depth || v[k].inline_max_growth != v[0].inline_max_growth)
+            return false;
+    return true;
+}
+
+/* Under mu: b, just compiled, whose variants all compiled to the same
+ * machine code (JitBakeoffTable.same_code; audit.same_code): timing them
+ * could show only where each copy landed, and would hold a slot for a
+ * turn or more.  Variant 0's clean code replaces the code found, as a
+ * no-difference would install it: DONE, nothing sampled. */
+static void end_same(AuAuditor *au, Bake *b)
+{
+    VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
+    if (found == vm_interp_entry ||
+        !__atomic_compare_exchange_n(&b->m->entry, &found, b->d->tab.clean[0], false, __ATOMIC_RELEASE,
+                                     __ATOMIC_RELAXED)) {
+        fail(au, b, "the method's code changed while its variants compiled");
+        return;
+    }
+    b->rec.result.outcome = AU_NO_DIFFERENCE;
+    b->rec.result.install = 0;
+    b->rec.same_code = true;
+    b->rec.installed = 0;
+    b->rec.phase = AU_PHASE_DONE;
+    b->rec.t_decided = since(au);
+    release(au, b);
+    event(au, b, AU_EV_DECIDED);
+}
+
 /* Compiles b's variants and dispatcher for its slot (mu not held): true
  * with b->d set, or b FAILED (nothing compiled when a probe or the cost
- * bound shows it useless).  wait: on the bakeoff thread, which may probe. */
+ * bound shows it useless) or DONE (its variants the same code:
+ * end_same).  wait: on the bakeoff thread, which may probe. */
 static bool prepare(AuAuditor *au, Bake *b, bool wait)
 {
     const AuBakeoffRecord *r = &b->rec;   /* its variants do not change any more */
@@ -640,8 +677,11 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
     if (b->ahead)
         b->rec.phase = AU_PHASE_READY;
     event(au, b, AU_EV_COMPILED);
+    bool same = d->tab.same_code && au->vm->tun.audit_same_code && !alike(b);
+    if (same)
+        end_same(au, b);
     pthread_mutex_unlock(&au->mu);
-    return true;
+    return !same;
 }
 
 /* Under mu: b, compiled, in its slot: its dispatcher replaces the code

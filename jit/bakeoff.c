@@ -46,12 +46,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool ident_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-           c == '$';
-}
-
 /* Appends one context's assembly to buf: every local label .LX becomes
  * .Lb<part>_X (outside string literals; injective, and distinct across
  * parts), every identifier that starts with `from` (if not NULL) starts
@@ -78,7 +72,7 @@ static void append_part(VmBuf *buf, const char *text, size_t len, int part, cons
         size_t from_at = i;
         for (size_t k = i; k < e; k++) {
             char c = text[k];
-            bool starts = k == i || !ident_char(text[k - 1]);
+            bool starts = k == i || !jit_ident_char(text[k - 1]);
             if (quoted) {
                 if (c == '\\')
                     k++;
@@ -86,7 +80,7 @@ static void append_part(VmBuf *buf, const char *text, size_t len, int part, cons
                     quoted = false;
             } else if (c == '"') {
                 quoted = true;
-            } else if (c == '.' && k + 2 < e && text[k + 1] == 'L' && ident_char(text[k + 2]) && text[k + 2] != '.' &&
+            } else if (c == '.' && k + 2 < e && text[k + 1] == 'L' && jit_ident_char(text[k + 2]) && text[k + 2] != '.' &&
                        starts) {
                 vm_buf_put(buf, text + from_at, k + 2 - from_at);
                 vm_buf_put(buf, tag, (size_t)ntag);
@@ -194,10 +188,11 @@ static IrFunc *variant_ir(const JitBakeoffRequest *rq, int k, Costs *cost, VmErr
 
 /* Variant k's context, from its IR f (not consumed: variants of the same
  * IR options share it, and variant 0's also makes the dispatcher) → its
- * assembly in *text (malloc'ed); false + err. */
+ * assembly in *text (malloc'ed), the descriptors of the variant's own code
+ * wheres->v[own[0] .. own[1]); false + err. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, char **text, size_t *len, JitWheres *wheres, Costs *cost, bool *recursive,
-                            VmError *err)
+                            const char *dir, char **text, size_t *len, JitWheres *wheres, uint32_t own[2], Costs *cost,
+                            bool *recursive, VmError *err)
 {
     VmMethod *m = rq->m;
     double t0;
@@ -215,7 +210,9 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     if (ok && !cg)
         ok = vm_fail(err, "out of memory");
     t0 = jit_now_us();
+    own[0] = wheres->n;
     ok = ok && jit_codegen_variant(cg, f, nm->clean[k], wheres, err);
+    own[1] = wheres->n;
     if (ok && k == 0) {
         /* the timed wrapper before the dispatcher: lay_out puts both on
          * a page of their own */
@@ -234,6 +231,20 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     }
     gcc_jit_context_release(c);
     return ok;
+}
+
+/* Whether every variant's assembly is variant 0's (jit_asm_same). */
+static bool all_same(const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len,
+                     const JitWheres *wheres, uint32_t own[][2])
+{
+    JitAsmView v0 = {text[0], len[0], nm->clean[0], {nm->timed, nm->dispatcher}, wheres->v + own[0][0],
+                     own[0][1] - own[0][0]};
+    for (int k = 1; k < rq->nvariants; k++) {
+        JitAsmView vk = {text[k], len[k], nm->clean[k], {NULL, NULL}, wheres->v + own[k][0], own[k][1] - own[k][0]};
+        if (!jit_asm_same(&v0, &vk))
+            return false;
+    }
+    return true;
 }
 
 /* The unit's layout: each variant's code on a page of its own at the
@@ -340,10 +351,12 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
+    uint32_t own[JIT_MAX_VARIANTS][2];
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
-        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, &text[k], &len[k], &wheres, &cost, &recursive, &e);
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, &text[k], &len[k], &wheres, own[k], &cost, &recursive,
+                             &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
@@ -351,6 +364,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < rq->nvariants; k++)
         ir_free(ir[k]);   /* NULL for a variant that shared another's */
     out->weighted = ok && weighted;
+    out->same_code = ok && all_same(rq, &nm, text, len, &wheres, own);
     if (ok && !lay_out(&all, rq, &nm, text, len))
         ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);
     for (int k = 0; k < rq->nvariants; k++)
@@ -397,7 +411,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     out->us_compile = cost.us_compile;
     out->us_assemble = us_assemble;
     if (jit)
-        jit_log(jit, "compiled bakeoff #%u %s variants=%d copies=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB", rq->id,
-                m->name, rq->nvariants, copies, cost.us_ir, cost.us_compile, us_assemble, bytes);
+        jit_log(jit, "compiled bakeoff #%u %s variants=%d copies=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB%s",
+                rq->id, m->name, rq->nvariants, copies, cost.us_ir, cost.us_compile, us_assemble, bytes,
+                out->same_code ? " same-code" : "");
     return true;
 }

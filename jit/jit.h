@@ -133,6 +133,11 @@ typedef struct JitBakeoffTable {
      * invocations of the method (m->prof.calls, which counts unrolled
      * levels too: IR_COUNT), the same unit in every variant. */
     uint32_t weighted;
+    /* Every variant compiled to the same machine code as variant 0 (up to
+     * labels, symbols and descriptor addresses: jit_asm_same), so its
+     * timings could only differ by placement; the code is loaded all
+     * the same. */
+    bool same_code;
     void *unit;                        /* the loaded object (kept) */
     size_t code_bytes;                 /* clean, timed and dispatcher code */
     double us_ir, us_compile, us_assemble;

@@ -92,6 +92,28 @@ bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, con
 bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
                        JitSampleFn sample, VmError *err);
 
+/* ---- same.c: whether two variants compiled to the same code ------------- */
+
+/* A character of an assembler identifier (symbols, .L labels). */
+static inline bool jit_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '$';
+}
+
+/* One context's assembly as jit_asm_same compares it. */
+typedef struct JitAsmView {
+    const char *text;
+    size_t len;
+    const char *self;                  /* the variant's own symbol */
+    const char *skip[2];               /* functions left out (or NULL) */
+    JitWhere *const *wheres;           /* the descriptors its code made */
+    uint32_t nwheres;
+} JitAsmView;
+/* a and b are the same code up to label names, their own symbols and
+ * their descriptors' addresses (descriptors at equal indices equal). */
+bool jit_asm_same(const JitAsmView *a, const JitAsmView *b);
+
 /* ---- options.c ----------------------------------------------------------- */
 
 /* Applies an option set (a name of the table, or raw gcc options starting

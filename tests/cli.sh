@@ -360,6 +360,17 @@ check audit-turns-resumed 0 "audit: resumed #1 f client=aa turn=2 " -- $TURNS --
 check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, got 3600001" -- \
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
 check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
+# audit.same_code: f and g call nothing, so the inline client's two
+# inliner settings compile them to the same code: each bakeoff ends at
+# once, untimed, a no-difference with the default installed; with
+# audit.same_code=0 they sample as before; the aa client's variants are
+# alike on purpose and sample (audit-turns-resumed above)
+SAME="${TURNS/--audit=aa/--audit=inline} --log=audit"
+check audit-same-code 0 "outcome=no-difference winner=- installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code" -- \
+    $SAME run "$D/turns.tl"
+check audit-same-code-output 0 "1988000000" -- $SAME run "$D/turns.tl"
+check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X audit.same_code=0 run "$D/turns.tl"
+check help-audit-same-code 0 "audit.same_code" -- $T --help
 # extended turns (audit.extend): the aa bakeoff above foresees no
 # decision (min_samples 10⁶), so it is paused, not extended; the
 # extension itself is unit-tested (audit_bakeoff_extend)

@@ -1134,7 +1134,8 @@ static VmMethod *dispatched(Env *e, const char *const *set, AuBakeoffRecord *r)
 static void dispatcher_counts(const char *copies, int arms)
 {
     const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2", "audit.warmup=1",
-                               "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0", copies, NULL};
+                               "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0",
+                               "audit.same_code=0" /* O2 and O3 compile twice alike */, copies, NULL};
     Env e;
     AuBakeoffRecord r[2];
     VmMethod *twice = dispatched(&e, set, r);
