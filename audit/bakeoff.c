@@ -661,6 +661,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         d->warmup = au->cfg.warmup;
         rq.copies = r->copies;
         rq.no_prologue = !au->cfg.prologue;
+        rq.end_if_same = au->vm->tun.audit_same_code && !alike(b);
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");
@@ -677,7 +678,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
     if (b->ahead)
         b->rec.phase = AU_PHASE_READY;
     event(au, b, AU_EV_COMPILED);
-    bool same = d->tab.same_code && au->vm->tun.audit_same_code && !alike(b);
+    bool same = d->tab.same_code && rq.end_if_same;
     if (same)
         end_same(au, b);
     pthread_mutex_unlock(&au->mu);

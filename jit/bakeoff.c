@@ -21,13 +21,17 @@
  *                loses that one sample.  One wrapper
  *                for all variants, so that the variants' own code is all
  *                that differs between their timed calls;
+ * and a last context, with variant 0's options,
  *   dispatcher   variant 0's clean code behind
  *                if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
  *                (rq->no_prologue: without it, a baseline to measure it by)
  * Every variant's IR is built before any context compiles (variant_ir:
  * the profile it reads keeps changing while gcc works), once for the
  * variants of the same IR options (ir_options_same).  Each context is
- * compiled to assembly; the texts are concatenated with their local
+ * compiled to assembly; when every variant's is variant 0's (jit/same.c:
+ * table->same_code) and the caller will then end the bakeoff
+ * (rq->end_if_same), the dispatcher's is not compiled at all.  The
+ * texts are concatenated with their local
  * labels (.L…) renamed apart, each on a page of its own at a common
  * offset (part_offset), then rq->copies − 1 more copies of every
  * variant's text with its symbols renamed (lay_out), and the whole is
@@ -186,10 +190,14 @@ static IrFunc *variant_ir(const JitBakeoffRequest *rq, int k, Costs *cost, VmErr
     return f;
 }
 
-/* Variant k's context, from its IR f (not consumed: variants of the same
- * IR options share it, and variant 0's also makes the dispatcher) → its
- * assembly in *text (malloc'ed), the descriptors of the variant's own code
- * wheres->v[own[0] .. own[1]); false + err. */
+/* Variant k's context (k = -1: the dispatcher's), from its IR f (not
+ * consumed: variants of the same IR options share it, and variant 0's
+ * also makes the dispatcher) → its assembly in *text (malloc'ed), the
+ * descriptors of the variant's own code wheres->v[own[0] .. own[1]);
+ * false + err.  Variant 0's context also holds the timed wrapper.  The
+ * dispatcher has a context of its own, compiled last, and only when the
+ * bakeoff will run (not when its variants are the same code and the
+ * caller ends it then: rq->end_if_same), a third of its gcc time. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
                             const char *dir, char **text, size_t *len, JitWheres *wheres, uint32_t own[2], Costs *cost,
                             bool *recursive, VmError *err)
@@ -197,6 +205,9 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     VmMethod *m = rq->m;
     double t0;
     *recursive = calls_itself(f);
+    bool dispatcher = k < 0;
+    if (dispatcher)
+        k = 0;
     gcc_jit_context *c = gcc_jit_context_acquire();
     if (!c)
         return vm_fail(err, "gcc_jit_context_acquire failed");
@@ -211,20 +222,25 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
         ok = vm_fail(err, "out of memory");
     t0 = jit_now_us();
     own[0] = wheres->n;
-    ok = ok && jit_codegen_variant(cg, f, nm->clean[k], wheres, err);
-    own[1] = wheres->n;
-    if (ok && k == 0) {
-        /* the timed wrapper before the dispatcher: lay_out puts both on
-         * a page of their own */
+    if (dispatcher) {
         JitDispatch d = {.slot = rq->slot, .slow = rq->slow, .slow_ctx = rq->slow_ctx};
-        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, err) &&
-             jit_codegen_dispatcher(cg, f, rq->no_prologue ? NULL : &d, nm->dispatcher, wheres, err);
+        ok = ok && jit_codegen_dispatcher(cg, f, rq->no_prologue ? NULL : &d, nm->dispatcher, wheres, err);
+    } else {
+        ok = ok && jit_codegen_variant(cg, f, nm->clean[k], wheres, err);
     }
+    own[1] = wheres->n;
+    /* the timed wrapper after variant 0: lay_out puts it and the
+     * dispatcher on a page of their own */
+    if (ok && k == 0 && !dispatcher)
+        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, err);
     cost->us_ir += jit_now_us() - t0;
     jit_codegen_free(cg);
     if (ok) {
         char spath[4200];
-        snprintf(spath, sizeof spath, "%s/v%d.s", dir, k);
+        if (dispatcher)
+            snprintf(spath, sizeof spath, "%s/d.s", dir);
+        else
+            snprintf(spath, sizeof spath, "%s/v%d.s", dir, k);
         t0 = jit_now_us();
         ok = jit_compile_asm(c, spath, text, len, err);
         cost->us_compile += jit_now_us() - t0;
@@ -237,8 +253,7 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
 static bool all_same(const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len,
                      const JitWheres *wheres, uint32_t own[][2])
 {
-    JitAsmView v0 = {text[0], len[0], nm->clean[0], {nm->timed, nm->dispatcher}, wheres->v + own[0][0],
-                     own[0][1] - own[0][0]};
+    JitAsmView v0 = {text[0], len[0], nm->clean[0], {nm->timed, NULL}, wheres->v + own[0][0], own[0][1] - own[0][0]};
     for (int k = 1; k < rq->nvariants; k++) {
         JitAsmView vk = {text[k], len[k], nm->clean[k], {NULL, NULL}, wheres->v + own[k][0], own[k][1] - own[k][0]};
         if (!jit_asm_same(&v0, &vk))
@@ -248,18 +263,19 @@ static bool all_same(const JitBakeoffRequest *rq, const Names *nm, char *const *
 }
 
 /* The unit's layout: each variant's code on a page of its own at the
- * bakeoff's common offset (part_offset), and the timed wrapper and the
- * dispatcher (the end of variant 0's text, from the wrapper on) on a page
- * of their own half a page away, after variant 0's: on variant 0's page
- * the dispatcher kept that page hot (iTLB, prefetch) and variant 0 won
- * A/A bakeoffs.  Then the copies (rq->copies > 1), in reverse order, so
- * that copy c of variant k is as far from the wrapper's page as copy 0
- * of variant N−1−k: each on a page of its own, the variant's whole text
- * with every symbol ta<id>_X renamed ta<id>_c<c>X (variant 0's text ends
- * with the wrapper and the dispatcher, whose constants its code may
- * share: they come along, renamed, and are never called).  False if
- * variant 0's text has no wrapper. */
-static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len)
+ * bakeoff's common offset (part_offset), and the timed wrapper (the end
+ * of variant 0's text, from the wrapper on) and then the dispatcher
+ * (dtext, if any) on a page of their own half a page away, after variant
+ * 0's: on variant 0's page the dispatcher kept that page hot (iTLB,
+ * prefetch) and variant 0 won A/A bakeoffs.  Then the copies
+ * (rq->copies > 1), in reverse order, so that copy c of variant k is as
+ * far from the wrapper's page as copy 0 of variant N−1−k: each on a page
+ * of its own, the variant's whole text with every symbol ta<id>_X renamed
+ * ta<id>_c<c>X (variant 0's text ends with the wrapper, whose constants
+ * its code may share: it comes along, renamed, and is never called).
+ * False if variant 0's text has no wrapper. */
+static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len,
+                    const char *dtext, size_t dlen)
 {
     char mark[128], head[64];
     snprintf(mark, sizeof mark, "\t.globl\t%s\n", nm->timed);
@@ -284,6 +300,8 @@ static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, ch
                              (part_offset(rq->id) + 2048) % 4096);
                 vm_buf_put(all, head, (size_t)h);
                 append_part(all, text[0] + cut, len[0] - cut, 0, NULL, NULL);
+                if (dtext)   /* its labels apart from every part's */
+                    append_part(all, dtext, dlen, copies_of(rq) * n, NULL, NULL);
             }
         }
     return true;
@@ -361,14 +379,27 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
     }
-    for (int k = 0; k < rq->nvariants; k++)
-        ir_free(ir[k]);   /* NULL for a variant that shared another's */
     out->weighted = ok && weighted;
     out->same_code = ok && all_same(rq, &nm, text, len, &wheres, own);
-    if (ok && !lay_out(&all, rq, &nm, text, len))
+    /* the dispatcher: only if the bakeoff is to run */
+    bool dispatched = !(out->same_code && rq->end_if_same);
+    char *dtext = NULL;
+    size_t dlen = 0;
+    if (ok && dispatched) {
+        VmError e = {{0}};
+        bool recursive;
+        uint32_t down[2];
+        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, &dtext, &dlen, &wheres, down, &cost, &recursive, &e);
+        if (!ok)
+            vm_fail(err, "dispatcher: %s", e.msg);
+    }
+    for (int k = 0; k < rq->nvariants; k++)
+        ir_free(ir[k]);   /* NULL for a variant that shared another's */
+    if (ok && !lay_out(&all, rq, &nm, text, len, dtext, dlen))
         ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);
     for (int k = 0; k < rq->nvariants; k++)
         free(text[k]);
+    free(dtext);
     JitLoaded unit = {0};
     if (ok) {
         JitLoadRoute route = jit_load_route(tun);
@@ -394,11 +425,11 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     }
     if (ok) {
         size_t s = 0;
-        out->dispatcher = (VmEntry)jit_load_symbol(&unit, nm.dispatcher, &s);
-        bytes += s;
+        out->dispatcher = dispatched ? (VmEntry)jit_load_symbol(&unit, nm.dispatcher, &s) : NULL;
+        bytes += dispatched ? s : 0;
         out->timed = (VmEntry)jit_load_symbol(&unit, nm.timed, &s);
         bytes += s;
-        if (!out->dispatcher || !out->timed)
+        if ((dispatched && !out->dispatcher) || !out->timed)
             ok = vm_fail(err, "dispatcher or timed wrapper: symbol not found in the loaded code");
     }
     /* loaded code keeps its descriptors for ever; code that never loaded, none */

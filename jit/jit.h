@@ -136,7 +136,7 @@ typedef struct JitBakeoffTable {
     /* Every variant compiled to the same machine code as variant 0 (up to
      * labels, symbols and descriptor addresses: jit_asm_same), so its
      * timings could only differ by placement; the code is loaded all
-     * the same. */
+     * the same, without a dispatcher if the request's end_if_same. */
     bool same_code;
     void *unit;                        /* the loaded object (kept) */
     size_t code_bytes;                 /* clean, timed and dispatcher code */
@@ -165,6 +165,10 @@ typedef struct JitBakeoffRequest {
      * code alone (audit.prologue=0: the baseline that measures the
      * prologue; slow is never called) */
     bool no_prologue;
+    /* The caller ends the bakeoff untimed when its variants compile to
+     * the same code (audit.same_code): then no dispatcher is compiled
+     * (JitBakeoffTable.dispatcher NULL), a third of the gcc time. */
+    bool end_if_same;
     JitSlowPath slow;                  /* called with slow_ctx below zero */
     void *slow_ctx;
     JitSampleFn sample;

@@ -135,7 +135,8 @@ TEST(jit_asm_same_texts)
 }
 
 /* Through gcc: a method with no call compiles to the same code under both
- * inliner settings of the inline client; -O0 and -O2 do not. */
+ * inliner settings of the inline client (no dispatcher compiled when the
+ * caller ends such a bakeoff); -O0 and -O2 do not. */
 static const char *const SRC =
     "fn work(n: int): float {\n"
     "    var s = 0.0;\n"
@@ -157,7 +158,11 @@ static bool stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uin
     return true;
 }
 
-static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bool *same_code)
+/* Compiles work's bakeoff of variants O2 and (opt1, callee1): whether it
+ * compiled, its same_code in *same_code and whether it has a dispatcher
+ * in *dispatcher. */
+static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bool end_if_same, bool *same_code,
+                          bool *dispatcher)
 {
     JitBakeoffRequest rq;
     memset(&rq, 0, sizeof rq);
@@ -172,12 +177,15 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
     rq.optset[1] = opt1;
     rq.slow = stub_slow;
     rq.sample = stub_sample;
+    rq.end_if_same = end_if_same;
     JitBakeoffTable tab;
     memset(&tab, 0, sizeof tab);
     VmError err = {{0}};
     if (!jit_compile_bakeoff(NULL, &rq, &tab, &err))
         return test_fail(__FILE__, __LINE__, "compile: %s", err.msg), false;
     *same_code = tab.same_code;
+    *dispatcher = tab.dispatcher != NULL;
+    CHECK(tab.timed != NULL);
     VmThread *t = vm_thread_new(vm);
     VmValue a[1] = {{.i = 100}};
     double want = vm_interp_entry(t, m, a).f;
@@ -196,10 +204,15 @@ TEST(jit_bakeoff_same_code)
     if (!vm)
         return;
     VmMethod *work = test_method(vm, "work");
-    bool s = false;
-    if (compiles_same(vm, work, "O2", 4 * (int)tun.inline_max_callee_size, &s))
-        CHECK(s);
-    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, &s))
-        CHECK(!s);
+    int inline4x = 4 * (int)tun.inline_max_callee_size;
+    bool s = false, d = false;
+    /* the same code, and the caller ends such a bakeoff: no dispatcher */
+    if (compiles_same(vm, work, "O2", inline4x, true, &s, &d))
+        CHECK(s && !d);
+    /* the same code, timed all the same (aa, audit.same_code=0) */
+    if (compiles_same(vm, work, "O2", inline4x, false, &s, &d))
+        CHECK(s && d);
+    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, &s, &d))
+        CHECK(!s && d);
     test_unload(vm);
 }
