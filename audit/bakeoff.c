@@ -44,6 +44,11 @@
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
  *            FAILED with the reason; the method keeps its code.
+ *   same     variants that all compiled to the same machine code
+ *            (audit.same_code; jit/same.c) end there, DONE, no-difference,
+ *            variant 0's clean code installed, nothing timed and no
+ *            dispatcher compiled (end_same) — but for variants asked for
+ *            alike (aa), whose identical code is timed on purpose.
  *   sample   au_analysis_begin gives the id timed code reports under;
  *            then one entry store (a compare-and-swap against the code
  *            the auditor found) installs the dispatcher: SAMPLING.

@@ -74,6 +74,10 @@ void test_unload(Vm *vm);
 VmMethod *test_method(Vm *vm, const char *name);
 /* The module of a .tla or .tl file (NULL if it does not load). */
 VmModule *test_module_file(const char *path, FILE *diag);
+/* A bakeoff compiled outside the auditor (jit_compile_bakeoff): a slow
+ * path that runs the interpreter, a sample sink that drops the sample. */
+VmValue test_stub_slow(VmThread *t, VmMethod *m, VmValue *args, void *ctx);
+bool test_stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight);
 /* qsort comparison of doubles, ascending. */
 int test_cmp_double(const void *a, const void *b);
 /* How many insns of the JIT IR function f have op (an IrOp). */

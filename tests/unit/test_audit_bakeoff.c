@@ -1224,18 +1224,6 @@ TEST(audit_dispatcher_prologue)
  * at other addresses but at the same offset in their pages (the same
  * cache sets), each computing what the method computes; the copies'
  * symbols are renamed, so nothing clashes. */
-static VmValue stub_slow(VmThread *t, VmMethod *m, VmValue *a, void *ctx)
-{
-    (void)ctx;
-    return vm_interp_entry(t, m, a);
-}
-
-static bool stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)
-{
-    (void)bakeoff, (void)variant, (void)cycles, (void)weight;
-    return true;
-}
-
 TEST(audit_copies_layout)
 {
     static const char *const set[] = {"audit.clients=aa", NULL};
@@ -1255,8 +1243,8 @@ TEST(audit_copies_layout)
         ir_options_default(&rq.ir[k], &e.vm->tun);
         rq.optset[k] = k ? "O3" : "O2";
     }
-    rq.slow = stub_slow;
-    rq.sample = stub_sample;
+    rq.slow = test_stub_slow;
+    rq.sample = test_stub_sample;
     JitBakeoffTable tab;
     memset(&tab, 0, sizeof tab);
     VmError err = {{0}};

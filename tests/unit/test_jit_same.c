@@ -146,18 +146,6 @@ static const char *const SRC =
     "}\n"
     "fn main() { println(work(10)); }\n";
 
-static VmValue stub_slow(VmThread *t, VmMethod *m, VmValue *a, void *ctx)
-{
-    (void)ctx;
-    return vm_interp_entry(t, m, a);
-}
-
-static bool stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)
-{
-    (void)bakeoff, (void)variant, (void)cycles, (void)weight;
-    return true;
-}
-
 /* Compiles work's bakeoff of variants O2 and (opt1, callee1): whether it
  * compiled, its same_code in *same_code and whether it has a dispatcher
  * in *dispatcher. */
@@ -175,8 +163,8 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
     rq.ir[1].max_callee_size = callee1;
     rq.optset[0] = "O2";
     rq.optset[1] = opt1;
-    rq.slow = stub_slow;
-    rq.sample = stub_sample;
+    rq.slow = test_stub_slow;
+    rq.sample = test_stub_sample;
     rq.end_if_same = end_if_same;
     JitBakeoffTable tab;
     memset(&tab, 0, sizeof tab);

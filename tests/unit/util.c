@@ -216,3 +216,15 @@ int test_corpus_each(const char *only, void (*fn)(TestProgram *p, void *ctx), vo
     }
     return seen;
 }
+
+VmValue test_stub_slow(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
+{
+    (void)ctx;
+    return vm_interp_entry(t, m, args);
+}
+
+bool test_stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)
+{
+    (void)bakeoff, (void)variant, (void)cycles, (void)weight;
+    return true;
+}
