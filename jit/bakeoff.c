@@ -3,7 +3,9 @@
  *
  * Input: a JitBakeoffRequest (the method, per variant IR options and an
  * option set, the dispatcher's policy slot, slow path and sample sink).
- * Output: the JitBakeoffTable filled: clean[c·N + k], timed, dispatcher.
+ * Output: the JitBakeoffTable filled: clean[c·N + k], timed, dispatcher
+ * (NULL when the variants are the same code, same_code, and the request
+ * ends such a bakeoff: end_if_same).
  *
  * Why one context per variant: gcc options are per context, and a
  * variant is defined by its options.  Context k holds

@@ -3,7 +3,7 @@
  *
  * Input: two contexts' assembly texts (JitAsmView), each with the symbol
  * of its variant's clean code, the functions to leave out (variant 0's
- * context also holds the timed wrapper and the dispatcher) and the
+ * context also holds the timed wrapper) and the
  * JitWhere descriptors its variant's code made.  Output: true when the
  * texts are the same up to
  *   - the names of local labels (.L…: numbered in order of first use),
@@ -11,14 +11,14 @@
  *   - the addresses of the descriptors (each codegen allocates its own;
  *     an address reads as its index, and the descriptors at equal
  *     indices must hold the same method and pc chain),
- *   - alignment and section lines outside functions (lay_out puts every
+ *   - alignment and .text lines outside functions (lay_out puts every
  *     part on a page of its own anyway), .file and .ident.
  * Every other number, every other symbol and every instruction must be
  * equal: another callee, another constant, another order is "not the
  * same".  A false "not the same" only costs a bakeoff that runs as before.
  *
- * Why: with the `inline` client 64 of 71 bakeoffs of the AWFY benchmarks
- * compiled both variants to the same code, with `optlevel` 44 of 72 —
+ * Why: with the `inline` client 63 of 68 bakeoffs of the AWFY benchmarks
+ * compiled both variants to the same code, with `optlevel` 38 of 65 —
  * bakeoffs that could only time code placement, holding the one slot
  * (audit.same_code, docs/auditing.md).
  */
