@@ -584,14 +584,12 @@ static void resume(AuAuditor *au, Bake *b)
     pthread_mutex_unlock(&au->mu);
 }
 
-/* Whether b's variants are asked for alike (the aa client, custom with
+/* Whether rq's variants are asked for alike (the aa client, custom with
  * equal strings): identical code timed on purpose. */
-static bool alike(const Bake *b)
+static bool alike(const JitBakeoffRequest *rq)
 {
-    const AuVariantSpec *v = b->rec.variants;
-    for (int k = 1; k < b->rec.nvariants; k++)
-        if (strcmp(v[k].optset, v[0].optset) || v[k].inline_max_callee_size != v[0].inline_max_callee_size ||
-            v[k].inline_max_depth != v[0].inline_max_depth || v[k].inline_max_growth != v[0].inline_max_growth)
+    for (int k = 1; k < rq->nvariants; k++)
+        if (strcmp(rq->optset[k], rq->optset[0]) || !ir_options_same(&rq->ir[k], &rq->ir[0]))
             return false;
     return true;
 }
@@ -666,7 +664,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         d->warmup = au->cfg.warmup;
         rq.copies = r->copies;
         rq.no_prologue = !au->cfg.prologue;
-        rq.end_if_same = au->vm->tun.audit_same_code && !alike(b);
+        rq.end_if_same = au->vm->tun.audit_same_code && !alike(&rq);
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");

@@ -30,29 +30,25 @@
 /* The local-label names met so far, in order (their index is their
  * canonical name). */
 typedef struct Labels {
-    const char **s;
-    size_t *n;
+    struct { const char *s; size_t n; } *v;
     size_t count, cap;
 } Labels;
 
 static size_t label_index(Labels *l, const char *s, size_t n)
 {
     for (size_t i = 0; i < l->count; i++)
-        if (l->n[i] == n && !memcmp(l->s[i], s, n))
+        if (l->v[i].n == n && !memcmp(l->v[i].s, s, n))
             return i;
     if (l->count == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
-        const char **ns = realloc(l->s, cap * sizeof *ns);
-        if (ns)
-            l->s = ns;
-        size_t *nn = ns ? realloc(l->n, cap * sizeof *nn) : NULL;
-        if (!nn)
+        void *v = realloc(l->v, cap * sizeof *l->v);
+        if (!v)
             return SIZE_MAX;
-        l->n = nn;
+        l->v = v;
         l->cap = cap;
     }
-    l->s[l->count] = s;
-    l->n[l->count] = n;
+    l->v[l->count].s = s;
+    l->v[l->count].n = n;
     return l->count++;
 }
 
@@ -178,8 +174,7 @@ static bool canon(const JitAsmView *v, VmBuf *out)
             in_fn = false;
         ok = canon_line(v, &l, s, e, out);
     }
-    free(l.s);
-    free(l.n);
+    free(l.v);
     return ok;
 }
 
