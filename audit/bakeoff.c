@@ -33,13 +33,17 @@
  *            queued), it gives the slot back and waits READY as a
  *            paused one, and the one now next is compiled ahead.
  *   cheap?   before compiling: a variant whose every call is bounded below
- *            audit.min_cost IR cost units (too_cheap), or, on the bakeoff
+ *            audit.min_cost IR cost units (judge_ir), or, on the bakeoff
  *            thread, a method whose probe (audit/probe.c) counts too few
  *            calls through its entry to decide or reads its timed call
  *            below PROBE_SCALE × audit.min_cycles (probed_useless), ends
  *            FAILED with nothing compiled.  One whose probe reads below
  *            audit.min_cycles goes back into the queue once, behind the
  *            others (audit.defer, defer()): DEFERRED, then QUEUED.
+ *   same IR  variants of equal option sets whose IR is the same code
+ *            (audit.same_ir; judge_ir, jit_bakeoff_same_ir) would compile
+ *            to the same machine code: DONE, no-difference, before the
+ *            probe, nothing compiled, the method keeping its code.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
@@ -379,30 +383,43 @@ static void fail(AuAuditor *au, Bake *b, const char *why)
     event(au, b, AU_EV_FAILED);
 }
 
-/* A variant whose every call is bounded below audit.min_cost IR cost
- * units would only time the timer (the min_cycles rule would end it after
- * its samples): say why in `why` and skip its compiles (each bakeoff's
- * two variants and dispatcher cost the compile thread 0.3-1.4 s), and
- * keep dispatchers off the smallest, most-called methods, where their
- * fast path costs the most.  Mu not held. */
-static bool too_cheap(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, char *why, size_t size)
+/* Builds each variant's IR and judges it before anything is probed or
+ * compiled.  True, with why, when a variant's every call is bounded below
+ * audit.min_cost IR cost units: it would only time the timer (the
+ * min_cycles rule would end it after its samples), so its compiles are
+ * skipped (each bakeoff's variants and dispatcher cost the bakeoff thread
+ * 0.1-1.4 s), and dispatchers stay off the smallest, most-called methods,
+ * where their fast path costs the most.  Otherwise *same when same is
+ * asked for and the variants are the same code already as IR
+ * (jit_bakeoff_same_ir): the inline client's two variants of a method
+ * whose call sites inline alike under both thresholds, most of its
+ * bakeoffs, which compiled and compared cost 0.1-0.4 s each.  Mu not
+ * held. */
+static bool judge_ir(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, bool *same, char *why, size_t size)
 {
     int64_t min = au->vm->tun.audit_min_cost;
-    for (int k = 0; min > 0 && k < rq->nvariants; k++) {
+    bool check = *same;
+    *same = false;
+    if (min <= 0 && !check)
+        return false;
+    IrFunc *ir[JIT_MAX_VARIANTS] = {0};
+    bool cheap = false;
+    for (int k = 0; k < rq->nvariants && !cheap; k++) {
         VmError err = {{0}};
-        IrFunc *f = ir_compile(m, &rq->ir[k], NULL, &err);
+        ir[k] = ir_compile(m, &rq->ir[k], NULL, &err);
         uint64_t bound = 0;
-        bool cheap = f && ir_cost_bound(f, &bound) && bound < (uint64_t)min;
-        ir_free(f);
-        if (cheap) {
+        if (min > 0 && ir[k] && ir_cost_bound(ir[k], &bound) && bound < (uint64_t)min) {
             snprintf(why, size,
                      "too cheap to time: a call costs at most %llu IR cost units (no loop, no call) < "
                      "audit.min_cost %lld; not compiled",
                      (unsigned long long)bound, (long long)min);
-            return true;
+            cheap = true;
         }
     }
-    return false;
+    *same = !cheap && check && jit_bakeoff_same_ir(rq, ir);
+    for (int k = 0; k < rq->nvariants; k++)
+        ir_free(ir[k]);
+    return cheap;
 }
 
 static bool is_stopping(AuAuditor *au)
@@ -594,24 +611,27 @@ static bool alike(const JitBakeoffRequest *rq)
     return true;
 }
 
-/* Under mu: b, just compiled, whose variants all compiled to the same
- * machine code (JitBakeoffTable.same_code; audit.same_code): timing them
- * could show only where each copy landed, and would hold a slot for a
- * turn or more.  Variant 0's clean code replaces the code found, as a
- * no-difference would install it: DONE, nothing sampled. */
-static void end_same(AuAuditor *au, Bake *b)
+/* Under mu: b, whose variants all compile to the same machine code
+ * (audit.same_code): timing them could show only where each copy landed,
+ * and would hold a slot for a turn or more.  DONE, no-difference, nothing
+ * sampled.  clean: variant 0's clean code, just compiled
+ * (JitBakeoffTable.same_code), replaces the code found, as a
+ * no-difference would install it; NULL: known from the IR, nothing
+ * compiled (audit.same_ir), and the method keeps the code it runs. */
+static void end_same(AuAuditor *au, Bake *b, VmEntry clean)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
-    if (found == vm_interp_entry ||
-        !__atomic_compare_exchange_n(&b->m->entry, &found, b->d->tab.clean[0], false, __ATOMIC_RELEASE,
-                                     __ATOMIC_RELAXED)) {
+    if (clean && (found == vm_interp_entry ||
+                  !__atomic_compare_exchange_n(&b->m->entry, &found, clean, false, __ATOMIC_RELEASE,
+                                               __ATOMIC_RELAXED))) {
         fail(au, b, "the method's code changed while its variants compiled");
         return;
     }
     b->rec.result.outcome = AU_NO_DIFFERENCE;
     b->rec.result.install = 0;
     b->rec.same_code = true;
-    b->rec.installed = 0;
+    b->rec.same_ir = !clean;
+    b->rec.installed = clean ? 0 : -1;
     b->rec.phase = AU_PHASE_DONE;
     b->rec.t_decided = since(au);
     release(au, b);
@@ -639,9 +659,19 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         rq.optset[k] = r->variants[k].optset;
     }
     char why[sizeof b->rec.failure];
-    if (too_cheap(au, b->m, &rq, why, sizeof why) || probed_useless(au, b, wait, why, sizeof why)) {
+    bool end_if_same = au->vm->tun.audit_same_code && !alike(&rq);
+    bool same_ir = end_if_same && au->vm->tun.audit_same_ir;
+    if (judge_ir(au, b->m, &rq, &same_ir, why, sizeof why) ||
+        (!same_ir && probed_useless(au, b, wait, why, sizeof why))) {
         pthread_mutex_lock(&au->mu);
         fail(au, b, why);
+        pthread_mutex_unlock(&au->mu);
+        free(d);
+        return false;
+    }
+    if (same_ir) {
+        pthread_mutex_lock(&au->mu);
+        end_same(au, b, NULL);
         pthread_mutex_unlock(&au->mu);
         free(d);
         return false;
@@ -664,7 +694,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         d->warmup = au->cfg.warmup;
         rq.copies = r->copies;
         rq.no_prologue = !au->cfg.prologue;
-        rq.end_if_same = au->vm->tun.audit_same_code && !alike(&rq);
+        rq.end_if_same = end_if_same;
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");
@@ -683,7 +713,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
     event(au, b, AU_EV_COMPILED);
     bool same = d->tab.same_code && rq.end_if_same;
     if (same)
-        end_same(au, b);
+        end_same(au, b, d->tab.clean[0]);
     pthread_mutex_unlock(&au->mu);
     return !same;
 }

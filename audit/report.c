@@ -290,7 +290,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fprintf(f, ",\"probe_samples\":%u", r->probe_samples);
     fputs(",\"probe_rate\":", f);
     json_num(f, r->probe_rate > 0 ? r->probe_rate : NAN);
-    fprintf(f, ",\"deferred\":%s,\"same_code\":%s", r->deferred ? "true" : "false", r->same_code ? "true" : "false");
+    fprintf(f, ",\"deferred\":%s,\"same_code\":%s,\"same_ir\":%s", r->deferred ? "true" : "false",
+            r->same_code ? "true" : "false", r->same_ir ? "true" : "false");
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);
@@ -487,7 +488,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             res->placement ? " futile placement" : res->between ? " futile between"
             : res->no_winner ? " futile no-winner" : res->futile ? " futile" : "");
         if (r->same_code)
-            add(&l, " same-code");
+            add(&l, r->same_ir ? " same-code same-ir" : " same-code");
         if (ev == AU_EV_DECIDED && r->t_sampling > 0 && t >= r->t_sampling)
             add(&l, " duration=%.3fs", t - r->t_sampling);
         if (r->t_sampling > 0 && (ev == AU_EV_CANCELLED || r->turns > 1 || r->extended))

@@ -299,3 +299,51 @@ bool ir_cost_bound(const IrFunc *f, uint64_t *bound)
     *bound = ir_static_cost(f);
     return true;
 }
+
+/* An inline chain's content: the error descriptors codegen makes of it. */
+static bool same_site(const IrInline *a, const IrInline *b)
+{
+    for (; a && b; a = a->parent, b = b->parent)
+        if (a->callee != b->callee || a->caller != b->caller || a->call_pc != b->call_pc || a->depth != b->depth ||
+            a->first_local != b->first_local || a->guard != b->guard)
+            return false;
+    return a == b;   /* both NULL */
+}
+
+static bool same_target(const IrBlock *a, const IrBlock *b)
+{
+    return a && b ? a->id == b->id : a == b;
+}
+
+static bool same_insn(const IrInsn *a, const IrInsn *b)
+{
+    return a->op == b->op && a->cc == b->cc && a->depth == b->depth && a->dst == b->dst &&
+           a->src[0] == b->src[0] && a->src[1] == b->src[1] && a->src[2] == b->src[2] &&
+           !memcmp(&a->imm, &b->imm, sizeof a->imm) && a->aux == b->aux && same_target(a->target[0], b->target[0]) &&
+           same_target(a->target[1], b->target[1]) && a->origin == b->origin && a->pc == b->pc &&
+           same_site(a->site, b->site);
+}
+
+bool ir_same_code(const IrFunc *a, const IrFunc *b)
+{
+    if (a->method != b->method || a->nparams != b->nparams || a->nlocals != b->nlocals || a->nslots != b->nslots ||
+        a->nblocks != b->nblocks)
+        return false;
+    for (uint32_t i = 0; i < a->nlocals; i++)
+        if (a->locals[i].type != b->locals[i].type || a->locals[i].origin != b->locals[i].origin ||
+            a->locals[i].reg != b->locals[i].reg)
+            return false;
+    for (uint32_t i = 0; i < a->nblocks; i++) {
+        const IrBlock *x = a->blocks[i], *y = b->blocks[i];
+        if (x->id != y->id || x->origin != y->origin || x->pc != y->pc || x->depth != y->depth ||
+            x->nsuccs != y->nsuccs || x->ninsns != y->ninsns)
+            return false;
+        for (uint32_t k = 0; k < x->nsuccs; k++)
+            if (!same_target(x->succs[k], y->succs[k]))
+                return false;
+        for (uint32_t k = 0; k < x->ninsns; k++)
+            if (!same_insn(&x->insns[k], &y->insns[k]))
+                return false;
+    }
+    return true;
+}

@@ -290,6 +290,16 @@ uint64_t ir_static_cost(const IrFunc *f);
  * *bound = ir_static_cost(f).  False (and *bound unchanged) otherwise. */
 bool ir_cost_bound(const IrFunc *f, uint64_t *bound);
 bool ir_dominates(const IrBlock *a, const IrBlock *b);
+/* Whether a and b (of one method, built with different IrOptions) are the
+ * same code: equal locals, frame slots, blocks in the same order with the
+ * same successors and insns, every field the back end reads (ops,
+ * operands, immediates, aux pointers, targets, origin/pc and the content
+ * of inline chains) equal.  Profile annotations (counts, frequencies,
+ * edge counts), derived facts (preds, dominators, loops) and the logs
+ * (decisions, sites) are not compared: the back end (jit/codegen.c) reads
+ * none of them to generate code, so the same code under the same gcc
+ * options compiles to the same machine code. */
+bool ir_same_code(const IrFunc *a, const IrFunc *b);
 
 /* ---- build.c / cfg.c / inline.c / pass.c --------------------------------- */
 

@@ -192,6 +192,17 @@ static IrFunc *variant_ir(const JitBakeoffRequest *rq, int k, Costs *cost, VmErr
     return f;
 }
 
+bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_VARIANTS])
+{
+    if (!ir[0])
+        return false;
+    for (int k = 1; k < rq->nvariants; k++)
+        if (!ir[k] || strcmp(rq->optset[k] ? rq->optset[k] : "", rq->optset[0] ? rq->optset[0] : "") ||
+            !ir_same_code(ir[k], ir[0]))
+            return false;
+    return true;
+}
+
 /* Variant k's context (k = -1: the dispatcher's), from its IR f (not
  * consumed: variants of the same IR options share it, and variant 0's
  * also makes the dispatcher) → its assembly in *text (malloc'ed), the
@@ -371,6 +382,10 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
+    IrFunc *ir_of[JIT_MAX_VARIANTS] = {0};
+    for (int k = 0; k < rq->nvariants && ok; k++)
+        ir_of[k] = ir[owner[k]];
+    out->same_ir = ok && jit_bakeoff_same_ir(rq, ir_of);
     uint32_t own[JIT_MAX_VARIANTS][2];
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
@@ -444,8 +459,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     out->us_compile = cost.us_compile;
     out->us_assemble = us_assemble;
     if (jit)
-        jit_log(jit, "compiled bakeoff #%u %s variants=%d copies=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB%s",
+        jit_log(jit, "compiled bakeoff #%u %s variants=%d copies=%d ir=%.0fus compile=%.0fus assemble=%.0fus code=%zuB%s%s",
                 rq->id, m->name, rq->nvariants, copies, cost.us_ir, cost.us_compile, us_assemble, bytes,
-                out->same_code ? " same-code" : "");
+                out->same_code ? " same-code" : "", out->same_ir ? " same-ir" : "");
     return true;
 }

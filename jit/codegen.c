@@ -43,6 +43,11 @@
  *   allocated inline from the thread's free lists (vm/object.c's layout);
  *   only an empty list, or anything else, calls the runtime.
  * - Any op this file does not know fails the compile cleanly.
+ * - The code is a function of what ir_same_code compares (and the gcc
+ *   options): no profile count, frequency or other annotation of the IR
+ *   steers it, so a bakeoff can tell from the IR alone that two variants
+ *   would be the same machine code (audit.same_ir).  Reading one here
+ *   means comparing it there too.
  * Bakeoffs (jit/bakeoff.c) also get here a dispatcher (the ordinary
  * function behind a countdown prologue that may hand the call to a slow
  * path), timed wrappers (cycle counter around a call of clean code) and

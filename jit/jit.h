@@ -138,6 +138,11 @@ typedef struct JitBakeoffTable {
      * timings could only differ by placement; the code is loaded all
      * the same, without a dispatcher if the request's end_if_same. */
     bool same_code;
+    /* Known before gcc ran: equal option sets and the same IR code
+     * (jit_bakeoff_same_ir).  Implies same_code, unless code generation
+     * reads something ir_same_code does not compare (a bug: the log line
+     * says "same-ir" without "same-code"). */
+    bool same_ir;
     void *unit;                        /* the loaded object (kept) */
     size_t code_bytes;                 /* clean, timed and dispatcher code */
     double us_ir, us_compile, us_assemble;
@@ -173,6 +178,13 @@ typedef struct JitBakeoffRequest {
     void *slow_ctx;
     JitSampleFn sample;
 } JitBakeoffRequest;
+
+/* Whether rq's variants, whose IR is ir[k] (ir_compile with rq->ir[k];
+ * NULL: false), are the same code before gcc compiles any: every option
+ * set equal to variant 0's and every IR the same code as variant 0's
+ * (ir_same_code).  Then they compile to the same machine code, and a
+ * bakeoff of them can end without compiling (audit.same_ir). */
+bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_VARIANTS]);
 
 /* Compiles a bakeoff into *out, which must stay at its address as long as
  * the code may run (timed code reads clean[k] and bakeoff from it).

@@ -361,16 +361,27 @@ check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, g
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
 check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
 # audit.same_code: f and g call nothing, so the inline client's two
-# inliner settings compile them to the same code: each bakeoff ends at
-# once, untimed, a no-difference with the default installed; with
-# audit.same_code=0 they sample as before; the aa client's variants are
-# alike on purpose and sample (audit-turns-resumed above)
+# inliner settings build the same IR for them: each bakeoff ends before
+# anything compiles (audit.same_ir), a no-difference, nothing installed;
+# with audit.same_ir=0 they compile to the same code and end just after,
+# the default installed; with audit.same_code=0 they sample as before;
+# the aa client's variants are alike on purpose and sample
+# (audit-turns-resumed above)
 SAME="${TURNS/--audit=aa/--audit=inline} --log=audit"
-check audit-same-code 0 "outcome=no-difference winner=- installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code" -- \
+check audit-same-ir 0 "outcome=no-difference winner=- installed=- best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir" -- \
     $SAME run "$D/turns.tl"
+check audit-same-ir-stats 0 "1988000000" -- $SAME --stats="$D/same.json" run "$D/turns.tl"
+if grep -q '"method":"f",.*"installed":null,.*"same_code":true,"same_ir":true,' "$D/same.json"; then
+    echo "PASS audit-same-ir-json"
+else
+    echo "FAIL audit-same-ir-json: $(grep -o '"method":"f".\{0,200\}' "$D/same.json" | head -1)"
+fi
+check audit-same-code 0 "outcome=no-difference winner=- installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code" -- \
+    $SAME -X audit.same_ir=0 run "$D/turns.tl"
 check audit-same-code-output 0 "1988000000" -- $SAME run "$D/turns.tl"
 check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X audit.same_code=0 run "$D/turns.tl"
 check help-audit-same-code 0 "audit.same_code" -- $T --help
+check help-audit-same-ir 0 "audit.same_ir" -- $T --help
 # extended turns (audit.extend): the aa bakeoff above foresees no
 # decision (min_samples 10⁶), so it is paused, not extended; the
 # extension itself is unit-tested (audit_bakeoff_extend)
@@ -394,11 +405,12 @@ check help-audit-mixture-max 0 "audit.mixture_max" -- $T --help
 
 # variants of the same IR options share one IR, built once from one read
 # of the profile (jit/bakeoff.c, ir_options_same): aa's two variants one, inline's
-# (4x the callee size) two
+# (4x the callee size) two (compiled: their IR is the same code, which
+# audit.same_ir would end the bakeoff on before compiling)
 check audit-ir-shared 0 "count=1" -- \
     sh -c "echo count=\$($TURNS -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
 check audit-ir-own 0 "count=2" -- \
-    sh -c "echo count=\$(${TURNS/--audit=aa/--audit=inline} -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
+    sh -c "echo count=\$(${TURNS/--audit=aa/--audit=inline} -X audit.same_ir=0 -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
 
 # compiling ahead (audit.ahead): without turns f's bakeoff keeps the one
 # slot to the end, and g's, next in line, compiles meanwhile and waits

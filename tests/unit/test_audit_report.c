@@ -162,7 +162,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"no_winner\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
-                      "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
+                      "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"same_ir\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
                       "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
@@ -177,7 +177,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
-    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":2,\"fresh_disagreed\":1,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"same_code\":false,\"failure\":null,"
+    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":2,\"fresh_disagreed\":1,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"same_code\":false,\"same_ir\":false,\"failure\":null,"
                       "\"online\":null,\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
@@ -201,7 +201,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,\"between\":false,\"no_winner\":false,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
-    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
+    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"same_ir\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
     CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
                       "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
@@ -696,7 +696,8 @@ TEST(audit_report_log_lines)
 
 /* audit.same_code: decided untimed, its variants the same code — no
  * estimate, no duration, the default installed; the JSON says so and
- * the log line ends in same-code. */
+ * the log line ends in same-code (and same-ir, known before compiling,
+ * nothing installed). */
 TEST(audit_report_same_code)
 {
     AuBakeoffRecord r = record(9, AU_PHASE_COMPILING, AU_RUNNING);
@@ -717,10 +718,24 @@ TEST(audit_report_same_code)
     CHECK_CONTAINS(s, "\"confidence\":null,\"sample_every\":null,\"relative_difference\":null,"
                       "\"relative_difference_interval\":null,");
     CHECK_CONTAINS(s, "\"t_sampling\":null,\"t_decided\":1.500000,\"duration\":null,\"turns\":0,");
-    CHECK_CONTAINS(s, "\"deferred\":false,\"same_code\":true,\"failure\":null,");
+    CHECK_CONTAINS(s, "\"deferred\":false,\"same_code\":true,\"same_ir\":false,\"failure\":null,");
     free(s);
     s = log_line(1.5, &r, AU_EV_DECIDED);
     CHECK_STR(s, "[1500.000ms] audit: decided #9 Foo.bar client=inline outcome=no-difference winner=- "
                  "installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code\n");
+    free(s);
+    /* audit.same_ir: known from the IR, nothing compiled or installed */
+    r.same_ir = true;
+    r.installed = -1;
+    f = open_memstream(&buf, &len);
+    au_report_json(f, &r, 1, "");
+    s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK_CONTAINS(s, "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":null,");
+    CHECK_CONTAINS(s, "\"same_code\":true,\"same_ir\":true,");
+    free(s);
+    s = log_line(1.5, &r, AU_EV_DECIDED);
+    CHECK_STR(s, "[1500.000ms] audit: decided #9 Foo.bar client=inline outcome=no-difference winner=- "
+                 "installed=- best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir\n");
     free(s);
 }

@@ -487,6 +487,65 @@ TEST(ir_inline_static_and_too_big)
     test_unload(vm);
 }
 
+/* ir_same_code: the same code whatever options built it, when no call
+ * inlines differently; not when one does; blind to the profile counts
+ * (the back end does not read them), not to an operand or a callee. */
+TEST(ir_same_code_compares_the_code)
+{
+    Vm *vm = run_src(inline_src());
+    IrOptions o40 = opts(40, 3, 400), o50 = opts(50, 3, 400), o60 = opts(60, 3, 10000);
+    IrFunc *a = compile(vm, "caller", &o40), *b = compile(vm, "caller", &o50), *c = compile(vm, "caller", &o60);
+    if (a && b && c) {
+        CHECK(ir_same_code(a, b));        /* big (51) fits neither: add1 inlined in both */
+        CHECK(!ir_same_code(a, c));       /* big inlined in c */
+        CHECK(!ir_same_code(c, a));
+        /* a profile that changed since: other counts, the same code */
+        run_quiet(vm, 0, NULL);
+        IrFunc *d = compile(vm, "caller", &o40);
+        if (d) {
+            CHECK(d->blocks[0]->count != a->blocks[0]->count);
+            CHECK(ir_same_code(a, d));
+            IrInsn *in = NULL;
+            for (uint32_t i = 0; i < d->nblocks && !in; i++)
+                for (uint32_t k = 0; k < d->blocks[i]->ninsns && !in; k++)
+                    if (d->blocks[i]->insns[k].op == IR_ADDK)
+                        in = &d->blocks[i]->insns[k];
+            CHECK(in != NULL);
+            if (in) {
+                in->imm.i++;                    /* another constant */
+                CHECK(!ir_same_code(a, d));
+                in->imm.i--;
+                in->src[0] = in->src[0] + 1;    /* another operand */
+                CHECK(!ir_same_code(a, d));
+                in->src[0] = in->src[0] - 1;
+                CHECK(ir_same_code(a, d));
+            }
+            IrInsn *call = NULL;
+            for (uint32_t i = 0; i < d->nblocks && !call; i++)
+                for (uint32_t k = 0; k < d->blocks[i]->ninsns && !call; k++)
+                    if (d->blocks[i]->insns[k].op == IR_CALL)
+                        call = &d->blocks[i]->insns[k];
+            CHECK(call != NULL);
+            if (call) {
+                void *was = call->aux;            /* another callee */
+                call->aux = test_method(vm, "add1");
+                CHECK(!ir_same_code(a, d));
+                call->aux = was;
+            }
+        }
+        ir_free(d);
+        /* another method is never the same code */
+        IrFunc *e = compile(vm, "chain", &o40);
+        if (e)
+            CHECK(!ir_same_code(a, e));
+        ir_free(e);
+    }
+    ir_free(a);
+    ir_free(b);
+    ir_free(c);
+    test_unload(vm);
+}
+
 /* A call in a loop (it runs >= IR_HOT_SITE_RATIO times per entry) may
  * inline a callee up to hot_callee_size; the same callee at a cold site
  * (caller's: once per entry) stays a call. */

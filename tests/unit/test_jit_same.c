@@ -136,7 +136,8 @@ TEST(jit_asm_same_texts)
 
 /* Through gcc: a method with no call compiles to the same code under both
  * inliner settings of the inline client (no dispatcher compiled when the
- * caller ends such a bakeoff); -O0 and -O2 do not. */
+ * caller ends such a bakeoff), as its IR showed before gcc ran
+ * (same_ir); -O0 and -O2 do not. */
 static const char *const SRC =
     "fn work(n: int): float {\n"
     "    var s = 0.0;\n"
@@ -147,10 +148,11 @@ static const char *const SRC =
     "fn main() { println(work(10)); }\n";
 
 /* Compiles work's bakeoff of variants O2 and (opt1, callee1): whether it
- * compiled, its same_code in *same_code and whether it has a dispatcher
- * in *dispatcher. */
-static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bool end_if_same, bool *same_code,
-                          bool *dispatcher)
+ * compiled, its same_code in *same_code, whether it has a dispatcher in
+ * *dispatcher; and asserts that same_ir (known before gcc) is want_ir
+ * and implies same_code. */
+static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bool end_if_same, bool want_ir,
+                          bool *same_code, bool *dispatcher)
 {
     JitBakeoffRequest rq;
     memset(&rq, 0, sizeof rq);
@@ -173,6 +175,8 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
         return test_fail(__FILE__, __LINE__, "compile: %s", err.msg), false;
     *same_code = tab.same_code;
     *dispatcher = tab.dispatcher != NULL;
+    CHECK(tab.same_ir == want_ir);
+    CHECK(!tab.same_ir || tab.same_code);
     CHECK(tab.timed != NULL);
     VmThread *t = vm_thread_new(vm);
     VmValue a[1] = {{.i = 100}};
@@ -195,12 +199,12 @@ TEST(jit_bakeoff_same_code)
     int inline4x = 4 * (int)tun.inline_max_callee_size;
     bool s = false, d = false;
     /* the same code, and the caller ends such a bakeoff: no dispatcher */
-    if (compiles_same(vm, work, "O2", inline4x, true, &s, &d))
+    if (compiles_same(vm, work, "O2", inline4x, true, true, &s, &d))
         CHECK(s && !d);
     /* the same code, timed all the same (aa, audit.same_code=0) */
-    if (compiles_same(vm, work, "O2", inline4x, false, &s, &d))
+    if (compiles_same(vm, work, "O2", inline4x, false, true, &s, &d))
         CHECK(s && d);
-    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, &s, &d))
+    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, false, &s, &d))
         CHECK(!s && d);
     test_unload(vm);
 }
