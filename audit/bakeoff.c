@@ -42,8 +42,8 @@
  *            others (audit.defer, defer()): DEFERRED, then QUEUED.
  *   same IR  variants of equal option sets whose IR is the same code
  *            (audit.same_ir; judge_ir, jit_bakeoff_same_ir) would compile
- *            to the same machine code: DONE, no-difference, before the
- *            probe, nothing compiled, the method keeping its code.
+ *            to the same machine code: not probed, and only variant 0
+ *            compiles, to end as "same" below.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
  *            variant with its own options (one gccjit context each) plus
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
@@ -393,8 +393,8 @@ static void fail(AuAuditor *au, Bake *b, const char *why)
  * asked for and the variants are the same code already as IR
  * (jit_bakeoff_same_ir): the inline client's two variants of a method
  * whose call sites inline alike under both thresholds, most of its
- * bakeoffs, which compiled and compared cost 0.1-0.4 s each.  Mu not
- * held. */
+ * bakeoffs, which probed, compiled and compared cost 0.1-0.4 s each
+ * (now: no probe, and only variant 0 compiles).  Mu not held. */
 static bool judge_ir(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, bool *same, char *why, size_t size)
 {
     int64_t min = au->vm->tun.audit_min_cost;
@@ -611,27 +611,29 @@ static bool alike(const JitBakeoffRequest *rq)
     return true;
 }
 
-/* Under mu: b, whose variants all compile to the same machine code
- * (audit.same_code): timing them could show only where each copy landed,
- * and would hold a slot for a turn or more.  DONE, no-difference, nothing
- * sampled.  clean: variant 0's clean code, just compiled
- * (JitBakeoffTable.same_code), replaces the code found, as a
- * no-difference would install it; NULL: known from the IR, nothing
- * compiled (audit.same_ir), and the method keeps the code it runs. */
-static void end_same(AuAuditor *au, Bake *b, VmEntry clean)
+/* Under mu: b, just compiled, whose variants all compiled to the same
+ * machine code (JitBakeoffTable.same_code; audit.same_code), or would
+ * have, as their IR showed (alone: variant 0 alone compiled): timing
+ * them could show only where each copy landed, and would hold a slot for
+ * a turn or more.  Variant 0's clean code replaces the code found, as a
+ * no-difference would install it: DONE, nothing sampled.  Installed even
+ * where the IR was the same: compiled from today's profile, its
+ * recursion direct (jit_codegen_variant), it can be faster than the
+ * JIT's first compile (Towers, docs/audit-measurements.md "Same IR"). */
+static void end_same(AuAuditor *au, Bake *b, bool alone)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
-    if (clean && (found == vm_interp_entry ||
-                  !__atomic_compare_exchange_n(&b->m->entry, &found, clean, false, __ATOMIC_RELEASE,
-                                               __ATOMIC_RELAXED))) {
+    if (found == vm_interp_entry ||
+        !__atomic_compare_exchange_n(&b->m->entry, &found, b->d->tab.clean[0], false, __ATOMIC_RELEASE,
+                                     __ATOMIC_RELAXED)) {
         fail(au, b, "the method's code changed while its variants compiled");
         return;
     }
     b->rec.result.outcome = AU_NO_DIFFERENCE;
     b->rec.result.install = 0;
     b->rec.same_code = true;
-    b->rec.same_ir = !clean;
-    b->rec.installed = clean ? 0 : -1;
+    b->rec.same_ir = alone;
+    b->rec.installed = 0;
     b->rec.phase = AU_PHASE_DONE;
     b->rec.t_decided = since(au);
     release(au, b);
@@ -669,14 +671,9 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         free(d);
         return false;
     }
-    if (same_ir) {
-        pthread_mutex_lock(&au->mu);
-        end_same(au, b, NULL);
-        pthread_mutex_unlock(&au->mu);
-        free(d);
-        return false;
-    }
-    if (wait && defer(au, b)) {
+    /* the same IR: no probe, no deferral, the compile of variant 0 alone
+     * (jit_compile_bakeoff tells the same from its own IR) */
+    if (!same_ir && wait && defer(au, b)) {
         free(d);
         return false;
     }
@@ -695,6 +692,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         rq.copies = r->copies;
         rq.no_prologue = !au->cfg.prologue;
         rq.end_if_same = end_if_same;
+        rq.end_if_same_ir = end_if_same && au->vm->tun.audit_same_ir;
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");
@@ -713,7 +711,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
     event(au, b, AU_EV_COMPILED);
     bool same = d->tab.same_code && rq.end_if_same;
     if (same)
-        end_same(au, b, d->tab.clean[0]);
+        end_same(au, b, d->tab.same_ir && rq.end_if_same_ir);
     pthread_mutex_unlock(&au->mu);
     return !same;
 }

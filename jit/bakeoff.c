@@ -29,7 +29,11 @@
  *                (rq->no_prologue: without it, a baseline to measure it by)
  * Every variant's IR is built before any context compiles (variant_ir:
  * the profile it reads keeps changing while gcc works), once for the
- * variants of the same IR options (ir_options_same).  Each context is
+ * variants of the same IR options (ir_options_same).  Variants of equal
+ * option sets whose IR is the same code (jit_bakeoff_same_ir:
+ * table->same_ir) would compile to the same machine code; when the
+ * request ends such a bakeoff (end_if_same_ir), variant 0's context
+ * alone compiles and loads, one copy.  Each context is
  * compiled to assembly; when every variant's is variant 0's (jit/same.c:
  * table->same_code) and the caller will then end the bakeoff
  * (rq->end_if_same), the dispatcher's is not compiled at all.  The
@@ -386,8 +390,15 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < rq->nvariants && ok; k++)
         ir_of[k] = ir[owner[k]];
     out->same_ir = ok && jit_bakeoff_same_ir(rq, ir_of);
+    /* variants known to be the same code, in a bakeoff the caller then
+     * ends: variant 0's clean code is all it will install, so it is all
+     * that compiles (and loads: one copy, every clean[] entry its code) */
+    bool alone = out->same_ir && rq->end_if_same && rq->end_if_same_ir;
+    JitBakeoffRequest one = *rq;
+    if (alone)
+        one.nvariants = one.copies = 1;
     uint32_t own[JIT_MAX_VARIANTS][2];
-    for (int k = 0; k < rq->nvariants && ok; k++) {
+    for (int k = 0; k < one.nvariants && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
         ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, &text[k], &len[k], &wheres, own[k], &cost, &recursive,
@@ -397,7 +408,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         weighted = weighted && recursive;
     }
     out->weighted = ok && weighted;
-    out->same_code = ok && all_same(rq, &nm, text, len, &wheres, own);
+    out->same_code = ok && (alone || all_same(rq, &nm, text, len, &wheres, own));
     /* the dispatcher: only if the bakeoff is to run */
     bool dispatched = !(out->same_code && rq->end_if_same);
     char *dtext = NULL;
@@ -412,7 +423,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     }
     for (int k = 0; k < rq->nvariants; k++)
         ir_free(ir[k]);   /* NULL for a variant that shared another's */
-    if (ok && !lay_out(&all, rq, &nm, text, len, dtext, dlen))
+    if (ok && !lay_out(&all, &one, &nm, text, len, dtext, dlen))
         ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);
     for (int k = 0; k < rq->nvariants; k++)
         free(text[k]);
@@ -435,7 +446,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     size_t bytes = 0;
     for (int part = 0; part < copies * n && ok; part++) {
         size_t s1 = 0;
-        out->clean[part] = (VmEntry)jit_load_symbol(&unit, nm.clean[part], &s1);
+        out->clean[part] = alone && part ? out->clean[0] : (VmEntry)jit_load_symbol(&unit, nm.clean[part], &s1);
         bytes += s1;
         if (!out->clean[part])
             ok = vm_fail(err, "variant %d%s: symbol not found in the loaded code", part % n, part < n ? "" : " (copy)");

@@ -139,9 +139,13 @@ typedef struct JitBakeoffTable {
      * the same, without a dispatcher if the request's end_if_same. */
     bool same_code;
     /* Known before gcc ran: equal option sets and the same IR code
-     * (jit_bakeoff_same_ir).  Implies same_code, unless code generation
-     * reads something ir_same_code does not compare (a bug: the log line
-     * says "same-ir" without "same-code"). */
+     * (jit_bakeoff_same_ir).  With the request's end_if_same_ir only
+     * variant 0 compiled, and same_code is set from this; otherwise every
+     * variant compiled, and a same_ir without same_code (the --log=jit
+     * line says "same-ir" alone) is gcc placing an error-site
+     * descriptor's address as an offset from another constant, which the
+     * text comparison cannot see through — or code generation reading
+     * something ir_same_code does not compare: a bug. */
     bool same_ir;
     void *unit;                        /* the loaded object (kept) */
     size_t code_bytes;                 /* clean, timed and dispatcher code */
@@ -174,6 +178,10 @@ typedef struct JitBakeoffRequest {
      * the same code (audit.same_code): then no dispatcher is compiled
      * (JitBakeoffTable.dispatcher NULL), a third of the gcc time. */
     bool end_if_same;
+    /* ... and also when their IR is the same code (jit_bakeoff_same_ir;
+     * audit.same_ir): then variant 0 alone is compiled and loaded, one
+     * copy, every clean[] entry its code, no dispatcher. */
+    bool end_if_same_ir;
     JitSlowPath slow;                  /* called with slow_ctx below zero */
     void *slow_ctx;
     JitSampleFn sample;

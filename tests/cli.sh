@@ -361,23 +361,24 @@ check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, g
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
 check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
 # audit.same_code: f and g call nothing, so the inline client's two
-# inliner settings build the same IR for them: each bakeoff ends before
-# anything compiles (audit.same_ir), a no-difference, nothing installed;
-# with audit.same_ir=0 they compile to the same code and end just after,
-# the default installed; with audit.same_code=0 they sample as before;
-# the aa client's variants are alike on purpose and sample
-# (audit-turns-resumed above)
+# inliner settings build the same IR for them: each bakeoff, unprobed,
+# compiles variant 0 alone (audit.same_ir) and ends, a no-difference,
+# the default installed; with audit.same_ir=0 both variants compile to
+# the same code and it ends the same way; with audit.same_code=0 they
+# sample as before; the aa client's variants are alike on purpose and
+# sample (audit-turns-resumed above)
 SAME="${TURNS/--audit=aa/--audit=inline} --log=audit"
-check audit-same-ir 0 "outcome=no-difference winner=- installed=- best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir" -- \
+check audit-same-ir 0 "outcome=no-difference winner=- installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir" -- \
     $SAME run "$D/turns.tl"
 check audit-same-ir-stats 0 "1988000000" -- $SAME --stats="$D/same.json" run "$D/turns.tl"
-if grep -q '"method":"f",.*"installed":null,.*"same_code":true,"same_ir":true,' "$D/same.json"; then
+if grep -q '"method":"f",.*"installed":"default",.*"same_code":true,"same_ir":true,' "$D/same.json"; then
     echo "PASS audit-same-ir-json"
 else
     echo "FAIL audit-same-ir-json: $(grep -o '"method":"f".\{0,200\}' "$D/same.json" | head -1)"
 fi
 check audit-same-code 0 "outcome=no-difference winner=- installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code" -- \
     $SAME -X audit.same_ir=0 run "$D/turns.tl"
+check audit-same-ir-off 0 "count=0" -- sh -c "echo count=\$($SAME -X audit.same_ir=0 run $D/turns.tl 2>&1 | grep -c same-ir)"
 check audit-same-code-output 0 "1988000000" -- $SAME run "$D/turns.tl"
 check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X audit.same_code=0 run "$D/turns.tl"
 check help-audit-same-code 0 "audit.same_code" -- $T --help

@@ -696,8 +696,7 @@ TEST(audit_report_log_lines)
 
 /* audit.same_code: decided untimed, its variants the same code — no
  * estimate, no duration, the default installed; the JSON says so and
- * the log line ends in same-code (and same-ir, known before compiling,
- * nothing installed). */
+ * the log line ends in same-code (and same-ir, known from the IR). */
 TEST(audit_report_same_code)
 {
     AuBakeoffRecord r = record(9, AU_PHASE_COMPILING, AU_RUNNING);
@@ -724,18 +723,16 @@ TEST(audit_report_same_code)
     CHECK_STR(s, "[1500.000ms] audit: decided #9 Foo.bar client=inline outcome=no-difference winner=- "
                  "installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code\n");
     free(s);
-    /* audit.same_ir: known from the IR, nothing compiled or installed */
+    /* audit.same_ir: known from the IR, variant 0 alone compiled */
     r.same_ir = true;
-    r.installed = -1;
     f = open_memstream(&buf, &len);
     au_report_json(f, &r, 1, "");
     s = take(f, &buf);
     CHECK(json_valid(s));
-    CHECK_CONTAINS(s, "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":null,");
     CHECK_CONTAINS(s, "\"same_code\":true,\"same_ir\":true,");
     free(s);
     s = log_line(1.5, &r, AU_EV_DECIDED);
     CHECK_STR(s, "[1500.000ms] audit: decided #9 Foo.bar client=inline outcome=no-difference winner=- "
-                 "installed=- best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir\n");
+                 "installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir\n");
     free(s);
 }

@@ -151,8 +151,8 @@ static const char *const SRC =
  * compiled, its same_code in *same_code, whether it has a dispatcher in
  * *dispatcher; and asserts that same_ir (known before gcc) is want_ir
  * and implies same_code. */
-static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bool end_if_same, bool want_ir,
-                          bool *same_code, bool *dispatcher)
+static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bool end_if_same, bool end_if_same_ir,
+                          bool want_ir, bool *same_code, bool *dispatcher)
 {
     JitBakeoffRequest rq;
     memset(&rq, 0, sizeof rq);
@@ -168,6 +168,7 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
     rq.slow = test_stub_slow;
     rq.sample = test_stub_sample;
     rq.end_if_same = end_if_same;
+    rq.end_if_same_ir = end_if_same_ir;
     JitBakeoffTable tab;
     memset(&tab, 0, sizeof tab);
     VmError err = {{0}};
@@ -177,6 +178,10 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
     *dispatcher = tab.dispatcher != NULL;
     CHECK(tab.same_ir == want_ir);
     CHECK(!tab.same_ir || tab.same_code);
+    /* variant 0 alone compiled: one entry point for every variant and copy */
+    bool alone = want_ir && end_if_same && end_if_same_ir;
+    for (int part = 1; part < 4; part++)
+        CHECK((tab.clean[part] == tab.clean[0]) == alone);
     CHECK(tab.timed != NULL);
     VmThread *t = vm_thread_new(vm);
     VmValue a[1] = {{.i = 100}};
@@ -199,12 +204,16 @@ TEST(jit_bakeoff_same_code)
     int inline4x = 4 * (int)tun.inline_max_callee_size;
     bool s = false, d = false;
     /* the same code, and the caller ends such a bakeoff: no dispatcher */
-    if (compiles_same(vm, work, "O2", inline4x, true, true, &s, &d))
+    if (compiles_same(vm, work, "O2", inline4x, true, false, true, &s, &d))
+        CHECK(s && !d);
+    /* ... known from the IR, variant 0 alone compiled: every clean[] its
+     * code (compiles_same runs them all) */
+    if (compiles_same(vm, work, "O2", inline4x, true, true, true, &s, &d))
         CHECK(s && !d);
     /* the same code, timed all the same (aa, audit.same_code=0) */
-    if (compiles_same(vm, work, "O2", inline4x, false, true, &s, &d))
+    if (compiles_same(vm, work, "O2", inline4x, false, false, true, &s, &d))
         CHECK(s && d);
-    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, false, &s, &d))
+    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, true, false, &s, &d))
         CHECK(!s && d);
     test_unload(vm);
 }
