@@ -33,11 +33,12 @@
  * option sets whose IR is the same code (jit_bakeoff_same_ir:
  * table->same_ir) would compile to the same machine code; when the
  * request ends such a bakeoff (end_if_same_ir), variant 0's context
- * alone compiles and loads, one copy.  Each context is
- * compiled to assembly; when every variant's is variant 0's (jit/same.c:
- * table->same_code) and the caller will then end the bakeoff
- * (rq->end_if_same), the dispatcher's is not compiled at all.  The
- * texts are concatenated with their local
+ * alone compiles.  Each context is compiled to assembly; when every
+ * variant's is variant 0's (jit/same.c: table->same_code) and the caller
+ * will then end the bakeoff (rq->end_if_same), the dispatcher's is not
+ * compiled at all, and variant 0's text alone is laid out and loaded,
+ * one copy, every clean[] entry its code.  Otherwise the texts are
+ * concatenated with their local
  * labels (.L…) renamed apart, each on a page of its own at a common
  * offset (part_offset), then rq->copies − 1 more copies of every
  * variant's text with its symbols renamed (lay_out), and the whole is
@@ -392,7 +393,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     out->same_ir = ok && jit_bakeoff_same_ir(rq, ir_of);
     /* variants known to be the same code, in a bakeoff the caller then
      * ends: variant 0's clean code is all it will install, so it is all
-     * that compiles (and loads: one copy, every clean[] entry its code) */
+     * that compiles */
     bool alone = out->same_ir && rq->end_if_same && rq->end_if_same_ir;
     JitBakeoffRequest one = *rq;
     if (alone)
@@ -409,8 +410,19 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     }
     out->weighted = ok && weighted;
     out->same_code = ok && (alone || all_same(rq, &nm, text, len, &wheres, own));
-    /* the dispatcher: only if the bakeoff is to run */
+    /* the dispatcher: only if the bakeoff is to run; if not, variant 0's
+     * clean code is all the caller installs, so it is all that loads (one
+     * copy, every clean[] entry its code; the other variants' descriptors
+     * go with their texts) */
     bool dispatched = !(out->same_code && rq->end_if_same);
+    if (ok && !dispatched) {
+        for (int k = 1; k < one.nvariants; k++)
+            for (uint32_t i = own[k][0]; i < own[k][1]; i++) {
+                free(wheres.v[i]);
+                wheres.v[i] = NULL;
+            }
+        one.nvariants = one.copies = 1;
+    }
     char *dtext = NULL;
     size_t dlen = 0;
     if (ok && dispatched) {
@@ -446,7 +458,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     size_t bytes = 0;
     for (int part = 0; part < copies * n && ok; part++) {
         size_t s1 = 0;
-        out->clean[part] = alone && part ? out->clean[0] : (VmEntry)jit_load_symbol(&unit, nm.clean[part], &s1);
+        out->clean[part] = !dispatched && part ? out->clean[0] : (VmEntry)jit_load_symbol(&unit, nm.clean[part], &s1);
         bytes += s1;
         if (!out->clean[part])
             ok = vm_fail(err, "variant %d%s: symbol not found in the loaded code", part % n, part < n ? "" : " (copy)");
