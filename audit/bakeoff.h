@@ -68,7 +68,7 @@ typedef struct AuBakeoffRecord {
     double probe_rate;             /* calls a second through its entry while the probe stood; 0 = not probed */
     bool deferred;                 /* audit.defer: put back into the queue once, as its probe read cheap */
     bool same_code;                /* audit.same_code: its variants compiled to the same code; DONE untimed */
-    bool same_ir;                  /* audit.same_ir: ... known from their IR; nothing compiled, installed -1 */
+    bool same_ir;                  /* audit.same_ir: ... known from their IR: not probed, variant 0 alone compiled */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;

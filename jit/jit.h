@@ -135,8 +135,9 @@ typedef struct JitBakeoffTable {
     uint32_t weighted;
     /* Every variant compiled to the same machine code as variant 0 (up to
      * labels, symbols and descriptor addresses: jit_asm_same), so its
-     * timings could only differ by placement; the code is loaded all
-     * the same, without a dispatcher if the request's end_if_same. */
+     * timings could only differ by placement.  With the request's
+     * end_if_same, variant 0's code alone is loaded (every clean[] entry
+     * is it) and no dispatcher is compiled; otherwise all of it. */
     bool same_code;
     /* Known before gcc ran: equal option sets and the same IR code
      * (jit_bakeoff_same_ir).  With the request's end_if_same_ir only
@@ -191,7 +192,7 @@ typedef struct JitBakeoffRequest {
  * NULL: false), are the same code before gcc compiles any: every option
  * set equal to variant 0's and every IR the same code as variant 0's
  * (ir_same_code).  Then they compile to the same machine code, and a
- * bakeoff of them can end without compiling (audit.same_ir). */
+ * bakeoff of them can compile variant 0 alone (audit.same_ir). */
 bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_VARIANTS]);
 
 /* Compiles a bakeoff into *out, which must stay at its address as long as

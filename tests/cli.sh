@@ -406,8 +406,8 @@ check help-audit-mixture-max 0 "audit.mixture_max" -- $T --help
 
 # variants of the same IR options share one IR, built once from one read
 # of the profile (jit/bakeoff.c, ir_options_same): aa's two variants one, inline's
-# (4x the callee size) two (compiled: their IR is the same code, which
-# audit.same_ir would end the bakeoff on before compiling)
+# (4x the callee size) two, both built even where they turn out the same
+# code (audit.same_ir then compiles variant 0 alone; off here)
 check audit-ir-shared 0 "count=1" -- \
     sh -c "echo count=\$($TURNS -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
 check audit-ir-own 0 "count=2" -- \

@@ -83,6 +83,8 @@ int test_cmp_double(const void *a, const void *b);
 /* How many insns of the JIT IR function f have op (an IrOp). */
 struct IrFunc;
 uint32_t test_ir_count_op(const struct IrFunc *f, int op);
+struct IrInsn;
+struct IrInsn *test_ir_first_op(const struct IrFunc *f, int op);   /* in block order; NULL: none */
 
 /* A program of the test corpus (see test_corpus_each in util.c); the
  * module is the callee's to link and free. */

@@ -505,11 +505,7 @@ TEST(ir_same_code_compares_the_code)
         if (d) {
             CHECK(d->blocks[0]->count != a->blocks[0]->count);
             CHECK(ir_same_code(a, d));
-            IrInsn *in = NULL;
-            for (uint32_t i = 0; i < d->nblocks && !in; i++)
-                for (uint32_t k = 0; k < d->blocks[i]->ninsns && !in; k++)
-                    if (d->blocks[i]->insns[k].op == IR_ADDK)
-                        in = &d->blocks[i]->insns[k];
+            IrInsn *in = test_ir_first_op(d, IR_ADDK);
             CHECK(in != NULL);
             if (in) {
                 in->imm.i++;                    /* another constant */
@@ -520,11 +516,7 @@ TEST(ir_same_code_compares_the_code)
                 in->src[0] = in->src[0] - 1;
                 CHECK(ir_same_code(a, d));
             }
-            IrInsn *call = NULL;
-            for (uint32_t i = 0; i < d->nblocks && !call; i++)
-                for (uint32_t k = 0; k < d->blocks[i]->ninsns && !call; k++)
-                    if (d->blocks[i]->insns[k].op == IR_CALL)
-                        call = &d->blocks[i]->insns[k];
+            IrInsn *call = test_ir_first_op(d, IR_CALL);
             CHECK(call != NULL);
             if (call) {
                 void *was = call->aux;            /* another callee */

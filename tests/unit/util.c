@@ -119,6 +119,15 @@ uint32_t test_ir_count_op(const IrFunc *f, int op)
     return n;
 }
 
+struct IrInsn *test_ir_first_op(const IrFunc *f, int op)
+{
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)
+            if (f->blocks[i]->insns[k].op == op)
+                return &f->blocks[i]->insns[k];
+    return NULL;
+}
+
 /* Frees vm and the module it was linked from (NULL: nothing). */
 void test_unload(Vm *vm)
 {
