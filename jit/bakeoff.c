@@ -395,11 +395,9 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
      * ends: variant 0's clean code is all it will install, so it is all
      * that compiles */
     bool alone = out->same_ir && rq->end_if_same && rq->end_if_same_ir;
-    JitBakeoffRequest one = *rq;
-    if (alone)
-        one.nvariants = one.copies = 1;
+    int compiled = alone ? 1 : rq->nvariants;
     uint32_t own[JIT_MAX_VARIANTS][2];
-    for (int k = 0; k < one.nvariants && ok; k++) {
+    for (int k = 0; k < compiled && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
         ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, &text[k], &len[k], &wheres, own[k], &cost, &recursive,
@@ -415,8 +413,9 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
      * copy, every clean[] entry its code; the other variants' descriptors
      * go with their texts) */
     bool dispatched = !(out->same_code && rq->end_if_same);
+    JitBakeoffRequest one = *rq;   /* what lay_out lays out */
     if (ok && !dispatched) {
-        for (int k = 1; k < one.nvariants; k++)
+        for (int k = 1; k < compiled; k++)
             for (uint32_t i = own[k][0]; i < own[k][1]; i++) {
                 free(wheres.v[i]);
                 wheres.v[i] = NULL;
