@@ -183,6 +183,16 @@ typedef struct AuObs {
     uint32_t w;
 } AuObs;
 
+/* A weight class's last trim_window samples (c/w), for trimming its
+ * samples where the class is too rare in a window to have a share of the
+ * drop (see trim in audit/stats.c).  The ring is allocated at its first
+ * sample; without it the class's samples are kept. */
+#define AU_WEIGHT_CLASSES 32   /* ⌊log2 w⌋ of a 32-bit weight */
+typedef struct AuRecent {
+    double *cw;
+    uint32_t n, at;
+} AuRecent;
+
 /* One copy's samples (audit.copies), trimmed in windows of its own as a
  * variant's are (in the variant's windows, mixed, a slower copy would
  * lose more of its samples to the trimming, and read faster than it is):
@@ -192,6 +202,7 @@ typedef struct AuCopySums {
     double sc, sw;
     uint32_t nwin;
     AuObs *win;                /* trim_window entries */
+    AuRecent recent[AU_WEIGHT_CLASSES];
 } AuCopySums;
 
 typedef struct AuVariantStats {
@@ -203,6 +214,7 @@ typedef struct AuVariantStats {
     AuCopySums copy[AU_MAX_COPIES];
     uint32_t nwin;             /* samples in the current, incomplete window */
     AuObs *win;                /* trim_window entries */
+    AuRecent recent[AU_WEIGHT_CLASSES];
 } AuVariantStats;
 
 /* Windows paired across variants: round j is the j-th complete window of

@@ -160,14 +160,24 @@ bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg)
     return true;
 }
 
+static void free_recent(AuRecent *recent)
+{
+    for (int c = 0; c < AU_WEIGHT_CLASSES; c++) {
+        free(recent[c].cw);
+        recent[c] = (AuRecent){0};
+    }
+}
+
 void au_stats_free(AuStats *st)
 {
     for (int i = 0; i < AU_MAX_VARIANTS; i++) {
         free(st->v[i].win);
         st->v[i].win = NULL;
+        free_recent(st->v[i].recent);
         for (int c = 0; c < AU_MAX_COPIES; c++) {
             free(st->v[i].copy[c].win);
             st->v[i].copy[c].win = NULL;
+            free_recent(st->v[i].copy[c].recent);
         }
     }
 }
@@ -261,59 +271,116 @@ static int weight_class(uint32_t w)
     return 31 - __builtin_clz(w);
 }
 
-/* Trims a full window win[0..n): the kept samples to win[0..keep), keep
- * returned (n − drop).  With every weight 1, the drop slowest.  With
- * weights, each weight class gives up its share of the drop (largest
- * remainders; ties to the lower class), its slowest by c/w.  Why by
- * class: a recursive method's timed calls weigh from 1 to thousands, and
- * c/w depends on w (a timed call's fixed cost weighs most on a small
- * one; a deep recursion may cost more per call): the slowest by c/w over
- * the whole window are mostly of some weights, and which depends on the
- * variant.  Trimmed so, CD's recurse kept timed calls of 3.4 calls on
- * average for one variant and 3.1 for the other and read a 6% difference
- * that was the trimming's; by class the kept mix is the received one. */
-static uint32_t trim(AuObs *win, uint32_t n, uint32_t drop)
+static int cmp_double(const void *a, const void *b)
 {
-    uint32_t count[32] = {0};
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The (n − drop)-th fastest c/w of the class's last n samples; −INFINITY
+ * (drop all) until it has n. */
+static double recent_limit(const AuRecent *r, uint32_t n, uint32_t drop)
+{
+    if (!r->cw || r->n < n)
+        return -INFINITY;
+    double sorted[AU_MAX_TRIM_WINDOW];
+    memcpy(sorted, r->cw, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    return sorted[n - drop - 1];
+}
+
+/* Adds the window's samples to their classes' recent pasts (rings of n). */
+static void remember(AuRecent *recent, const AuObs *win, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        AuRecent *r = &recent[weight_class(win[i].w)];
+        if (!r->cw && !(r->cw = malloc(n * sizeof *r->cw)))
+            continue;              /* without memory: dropped where rare */
+        r->cw[r->at] = (double)win[i].c / win[i].w;
+        r->at = (r->at + 1) % n;
+        if (r->n < n)
+            r->n++;
+    }
+}
+
+/* Trims a full window win[0..n): the kept samples to win[0..keep), keep
+ * returned.  With every weight 1, the drop slowest.  With weights, each
+ * weight class gives up its share of the drop (largest remainders; ties
+ * to the lower class), its slowest by c/w.  Why by class: a recursive
+ * method's timed calls weigh from 1 to thousands, and c/w depends on w (a
+ * timed call's fixed cost weighs most on a small one; a deep recursion
+ * may cost more per call): the slowest by c/w over the whole window are
+ * mostly of some weights, and which depends on the variant.  Trimmed so,
+ * CD's recurse kept timed calls of 3.4 calls on average for one variant
+ * and 3.1 for the other and read a 6% difference that was the trimming's;
+ * by class the kept mix is the received one.
+ *
+ * A class too rare in the window for a share (1 or 2 timed calls in 100)
+ * is trimmed against its own recent past instead: a sample slower by c/w
+ * than the (n − drop)-th fastest of the class's last n samples (recent,
+ * kept per variant and per copy) is dropped, and so is every such sample
+ * until the class has n samples: the first ones would otherwise stay
+ * untrimmed in the sums for good.  Why: Storage's buildTreeDepth is timed
+ * at weights 1 (99%) and 341 (1%, 64% of its cycles); the 341s never had
+ * a share, so a garbage collection inside one (30 times its cycles) was
+ * never dropped, and its optlevel bakeoffs ended futile at ±17–23% after
+ * 100,000 samples a variant (docs/audit-measurements.md).  Past its first
+ * n samples such a class keeps n − drop of every n on average, its
+ * share; a class that never has n samples is left out of the estimate,
+ * alike for every variant. */
+static uint32_t trim(AuObs *win, uint32_t n, uint32_t drop, AuRecent *recent)
+{
+    uint32_t count[AU_WEIGHT_CLASSES] = {0};
     int classes = 0;
     for (uint32_t i = 0; i < n; i++)
         if (count[weight_class(win[i].w)]++ == 0)
             classes++;
-    if (classes == 1) {
+    if (classes == 1 || drop == 0) {
         select_fastest(win, n, n - drop);
         return n - drop;
     }
-    uint32_t quota[32], rem[32], given = 0;
-    for (int c = 0; c < 32; c++) {
+    uint32_t quota[AU_WEIGHT_CLASSES], rem[AU_WEIGHT_CLASSES], given = 0;
+    for (int c = 0; c < AU_WEIGHT_CLASSES; c++) {
         quota[c] = count[c] * drop / n;
         rem[c] = count[c] * drop % n;
         given += quota[c];
     }
     for (; given < drop; given++) {
         int best = 0;
-        for (int c = 1; c < 32; c++)
+        for (int c = 1; c < AU_WEIGHT_CLASSES; c++)
             if (rem[c] > rem[best])
                 best = c;
         quota[best]++;
         rem[best] = 0;
     }
+    double limit[AU_WEIGHT_CLASSES];   /* for a class without a share */
+    for (int c = 0; c < AU_WEIGHT_CLASSES; c++)
+        limit[c] = count[c] && !quota[c] ? recent_limit(&recent[c], n, drop) : INFINITY;
+    remember(recent, win, n);
     AuObs grouped[AU_MAX_TRIM_WINDOW];
-    uint32_t start[32], at = 0;
-    for (int c = 0; c < 32; c++) {
+    uint32_t start[AU_WEIGHT_CLASSES], at = 0;
+    for (int c = 0; c < AU_WEIGHT_CLASSES; c++) {
         start[c] = at;
         at += count[c];
     }
-    uint32_t fill[32];
+    uint32_t fill[AU_WEIGHT_CLASSES];
     memcpy(fill, start, sizeof fill);
     for (uint32_t i = 0; i < n; i++)
         grouped[fill[weight_class(win[i].w)]++] = win[i];
     uint32_t keep = 0;
-    for (int c = 0; c < 32; c++) {
+    for (int c = 0; c < AU_WEIGHT_CLASSES; c++) {
         if (!count[c])
             continue;
+        AuObs *g = grouped + start[c];
+        if (!quota[c]) {
+            for (uint32_t i = 0; i < count[c]; i++)
+                if (!((double)g[i].c / g[i].w > limit[c]))
+                    win[keep++] = g[i];
+            continue;
+        }
         uint32_t kc = count[c] - quota[c];
-        select_fastest(grouped + start[c], count[c], kc);
-        memcpy(win + keep, grouped + start[c], kc * sizeof *win);
+        select_fastest(g, count[c], kc);
+        memcpy(win + keep, g, kc * sizeof *win);
         keep += kc;
     }
     return keep;
@@ -321,9 +388,9 @@ static uint32_t trim(AuObs *win, uint32_t n, uint32_t drop)
 
 /* Trims a full window (trim) and adds its kept samples' Σc, Σw to *c, *w;
  * returns how many it kept. */
-static uint32_t trim_sum(AuObs *win, const AuConfig *cfg, double *c, double *w)
+static uint32_t trim_sum(AuObs *win, AuRecent *recent, const AuConfig *cfg, double *c, double *w)
 {
-    uint32_t keep = trim(win, cfg->trim_window, cfg->trim_drop);
+    uint32_t keep = trim(win, cfg->trim_window, cfg->trim_drop, recent);
     for (uint32_t i = 0; i < keep; i++) {
         *c += (double)win[i].c;
         *w += win[i].w;
@@ -336,7 +403,7 @@ static void flush_window(AuStats *st, int k)
     AuVariantStats *v = &st->v[k];
     const AuConfig *cfg = &st->cfg;
     double c = 0, w = 0;
-    uint32_t keep = trim_sum(v->win, cfg, &c, &w);
+    uint32_t keep = trim_sum(v->win, v->recent, cfg, &c, &w);
     AuSums *s = &v->sums;
     if (s->windows == 0)
         s->shift = c / w;        /* the first kept window's mean */
@@ -353,7 +420,7 @@ static void flush_window(AuStats *st, int k)
         s->syy += y * y;
     }
     s->samples += keep;
-    v->trimmed += cfg->trim_drop;
+    v->trimmed += cfg->trim_window - keep;
     v->nwin = 0;
     pair_window(st, k, x, w);
 }
@@ -375,7 +442,7 @@ bool au_stats_add_copy(AuStats *st, int variant, int copy, uint64_t cycles, uint
     AuCopySums *cp = &v->copy[copy];
     cp->win[cp->nwin++] = (AuObs){cycles, weight};
     if (cp->nwin == st->cfg.trim_window) {
-        cp->samples += trim_sum(cp->win, &st->cfg, &cp->sc, &cp->sw);
+        cp->samples += trim_sum(cp->win, cp->recent, &st->cfg, &cp->sc, &cp->sw);
         cp->nwin = 0;
     }
     return true;
