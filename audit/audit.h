@@ -186,7 +186,8 @@ typedef struct AuObs {
 /* A weight class's last trim_window samples (c/w), for trimming its
  * samples where the class is too rare in a window to have a share of the
  * drop (see trim in audit/stats.c).  The ring is allocated at its first
- * sample; without it the class's samples are kept. */
+ * sample; until it holds trim_window samples (or without memory for it),
+ * the class's samples in such windows are dropped. */
 #define AU_WEIGHT_CLASSES 32   /* ⌊log2 w⌋ of a 32-bit weight */
 typedef struct AuRecent {
     double *cw;

@@ -12,7 +12,9 @@
  *   cycles, then weight, so the dropped set is unique) are discarded —
  *   with weights, the slowest of each weight class, in proportion to the
  *   class's share of the window (trim), so that trimming does not change
- *   the mix of weights kept.  A window counts only once complete.
+ *   the mix of weights kept; a class too rare in the window for a share,
+ *   against its own recent past.  A window counts only once complete,
+ *   and only if it kept a sample.
  * - Nothing stores samples beyond one window: the estimate comes from the
  *   running sums alone.  The unit of the variance is the window (its kept
  *   samples are not independent of each other; windows are).
@@ -404,6 +406,10 @@ static void flush_window(AuStats *st, int k)
     const AuConfig *cfg = &st->cfg;
     double c = 0, w = 0;
     uint32_t keep = trim_sum(v->win, v->recent, cfg, &c, &w);
+    v->trimmed += cfg->trim_window - keep;
+    v->nwin = 0;
+    if (!keep)
+        return;                  /* all rare, no past yet (a small window): no window */
     AuSums *s = &v->sums;
     if (s->windows == 0)
         s->shift = c / w;        /* the first kept window's mean */
@@ -420,8 +426,6 @@ static void flush_window(AuStats *st, int k)
         s->syy += y * y;
     }
     s->samples += keep;
-    v->trimmed += cfg->trim_window - keep;
-    v->nwin = 0;
     pair_window(st, k, x, w);
 }
 

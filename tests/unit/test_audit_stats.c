@@ -326,6 +326,36 @@ TEST(audit_trim_rare_class)
     au_stats_free(&st);
 }
 
+/* A small window of rare classes only: weights 1, 2, 4 and 8, one of each
+ * a window of 4 (drop 1).  The class with the drop's one share loses its
+ * only sample, the rare ones theirs while they have no past: the first
+ * windows keep nothing, and count as no window (not a 0/0 mean). */
+TEST(audit_trim_window_of_rare_classes)
+{
+    AuConfig cfg = sim_config();
+    cfg.trim_window = 4;
+    cfg.trim_drop = 1;
+    AuStats st;
+    CHECK(au_stats_init(&st, 2, &cfg));
+    for (int j = 0; j < 4; j++)
+        for (uint32_t w = 1; w <= 8; w *= 2)
+            CHECK(au_stats_add(&st, 0, 100 * w, w));
+    AuEstimate e;
+    au_stats_estimate(&st, 0, &e);
+    CHECK_INT(e.windows, 0);
+    CHECK_INT(st.v[0].trimmed, 16);
+    /* with a past, the rare ones are kept (none slower than it) */
+    for (int j = 0; j < 40; j++)
+        for (uint32_t w = 1; w <= 8; w *= 2)
+            CHECK(au_stats_add(&st, 0, 100 * w, w));
+    au_stats_estimate(&st, 0, &e);
+    CHECK_INT(e.windows, 40);
+    CHECK_INT(e.n, 40 * 3);
+    CHECK_INT(st.v[0].trimmed, 16 + 40);
+    CHECK(isfinite(e.mean) && sim_near(e.mean, 100, 1e-12));
+    au_stats_free(&st);
+}
+
 /* Trimming drops exactly the slowest M of each window, and treats every
  * variant alike: the same stream gives the same kept samples, a stream
  * scaled ×3 gives exactly 3× the mean. */
