@@ -15,8 +15,9 @@
  *   the mix of weights kept; a class too rare in the window for a share,
  *   against its own recent past.  A window counts only once complete,
  *   and only if it kept a sample.
- * - Nothing stores samples beyond one window: the estimate comes from the
- *   running sums alone.  The unit of the variance is the window (its kept
+ * - Nothing stores samples beyond one window (but each weight class's
+ *   last trim_window values of c/w, for trimming it where it is rare):
+ *   the estimate comes from the running sums alone.  The unit of the variance is the window (its kept
  *   samples are not independent of each other; windows are).
  * - au_stats_test is pure; every look is a fresh, valid test (the
  *   sequential test's error rate holds over all looks; docs/auditing.md).
