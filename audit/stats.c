@@ -293,9 +293,9 @@ static double recent_limit(const AuRecent *r, uint32_t n, uint32_t drop)
 }
 
 /* Adds the window's samples to their classes' recent pasts (rings of n).
- * Only windows of more than one class are remembered: a class is rare
- * only in such windows, and a window of one class is all of it, so the
- * past it is judged against still holds its own recent samples. */
+ * Only windows of more than one class are remembered (a one-class
+ * window takes the early return in trim): a class is rare only in mixed
+ * windows, so its past is its samples in windows like those. */
 static void remember(AuRecent *recent, const AuObs *win, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
