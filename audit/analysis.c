@@ -54,7 +54,7 @@ typedef struct Bakeoff {
     bool judged;               /* tested past au_rate_judged_from() */
     double paused;             /* when its turn ended (au_analysis_pause), 0 = sampling */
     AuStats st;
-    AuConfirm confirm;         /* a winner waiting for audit.confirm */
+    AuConfirm confirm;         /* a decision waiting for audit.confirm */
     AuOnline online;           /* audit.verify: its decision; outcome ≠ RUNNING once verifying */
 } Bakeoff;
 

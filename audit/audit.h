@@ -118,6 +118,7 @@ typedef struct AuConfig {
     double futility;          /* audit.futility as a factor (2.0); 0 = off */
     double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
     bool confirm_fresh;       /* audit.confirm_fresh: the samples since the first look agree too */
+    bool confirm_nodiff;      /* audit.confirm_nodiff: a no-difference is confirmed too */
     bool no_winner;           /* audit.no_winner: end as a futile timeout once no variant can win */
     double copy_margin;       /* audit.copy_margin, a fraction: with copies, every copy pairing */
     bool prologue;            /* audit.prologue: dispatchers test their countdown (0: a baseline) */
@@ -319,8 +320,8 @@ typedef struct AuResult {
                                 * and audit.min_effect: only a timeout is left (stats.c) */
     bool no_winner;            /* futile because no variant can be a winner (stats.c:
                                 * no_winner_left; between too, or audit.no_winner) */
-    bool confirming;           /* running: a winner waits for audit.confirm's samples */
-    int unconfirmed;           /* confirming looks the winner did not stand at (AuConfirm's) */
+    bool confirming;           /* running: a decision waits for audit.confirm's samples */
+    int unconfirmed;           /* confirming looks the decision did not stand at (AuConfirm's) */
     int fresh_disagreed;       /* of them, refused by the samples since its first look alone */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
@@ -372,12 +373,13 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e);
  * caller stops at the first outcome other than AU_RUNNING. */
 AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult *out);
 
-/* A winner waiting for confirmation (audit.confirm). */
+/* A decision waiting for confirmation (audit.confirm). */
 typedef struct AuConfirm {
     uint64_t at;               /* fewest samples of a variant at its first look; 0 = none */
+    AuOutcome outcome;         /* the decision then: AU_WINNER or AU_NO_DIFFERENCE */
     int best;                  /* the winner then */
     double sx[AU_MAX_VARIANTS], sw[AU_MAX_VARIANTS];  /* each variant's sums then (AuSums) */
-    int unconfirmed;           /* confirming looks at which the winner did not stand */
+    int unconfirmed;           /* confirming looks at which the decision did not stand */
     int fresh_disagreed;       /* of them, only because of the samples since its first look */
 } AuConfirm;
 /* Confirmation of a look's result r at st (au_stats_test's, sequential
@@ -387,9 +389,12 @@ typedef struct AuConfirm {
  * cfg->max_samples) and, with cfg->confirm_fresh, the samples taken since
  * then alone have it the fastest too (a variant without a complete window
  * since then: not judged on them); if that look shows no winner, or
- * another, or the fresh samples disagree, it starts over.  Until then r
- * becomes AU_RUNNING, or AU_TIMEOUT (the default installed) at the
- * wall-time budget.  r gets c's counts.  Returns r->outcome. */
+ * another, or the fresh samples disagree, it starts over.  With
+ * cfg->confirm_nodiff a no-difference likewise: found again, and the
+ * fresh samples have no variant faster than the default by more than
+ * cfg->equivalence.  Until then r becomes AU_RUNNING, or AU_TIMEOUT (the
+ * default installed) at the wall-time budget.  r gets c's counts.
+ * Returns r->outcome. */
 AuOutcome au_stats_confirm(AuConfirm *c, const AuStats *st, const AuConfig *cfg, AuTest test,
                            double elapsed, AuResult *r);
 /* The comparison behind au_stats_test, at level alpha (already corrected). */

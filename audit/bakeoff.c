@@ -973,7 +973,7 @@ static void rotate(AuAuditor *au)
     double now = since(au);
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        /* a winner waiting for its confirmation is let finish: paused, it
+        /* a decision waiting for its confirmation is let finish: paused, it
          * would wait for its samples a whole round of turns */
         if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || b->rec.result.confirming)
             continue;

@@ -116,6 +116,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .futility = tun->audit_futility / 100.0,
         .confirm = tun->audit_confirm / 100.0,
         .confirm_fresh = tun->audit_confirm_fresh != 0,
+        .confirm_nodiff = tun->audit_confirm_nodiff != 0,
         .no_winner = tun->audit_no_winner != 0,
     };
     return true;

@@ -332,6 +332,7 @@ check audit-confirm-range 2 "tunable 'audit.confirm' must be 0 or in 100..100000
     $T --audit=aa -X audit.confirm=50 run "$D/ok.tla"
 check help-audit-confirm 0 "audit.confirm" -- $T --help
 check help-audit-confirm-fresh 0 "audit.confirm_fresh" -- $T --help
+check help-audit-confirm-nodiff 0 "audit.confirm_nodiff" -- $T --help
 check help-audit-no-winner 0 "audit.no_winner" -- $T --help
 check audit-warmup-range 2 "tunable 'audit.warmup' must be in 0..1000000, got 2000000" -- \
     $T --audit=aa -X audit.warmup=2000000 run "$D/ok.tla"

@@ -678,7 +678,8 @@ TEST(audit_between)
  * into the budget (1,000,000 samples).  From 90% of a turn of sampling
  * on, the first look that shows no winner left ends the bakeoff as a
  * futile timeout installing the default, as a no-difference or a timeout
- * would have.  Before that a no-difference still ends it as one; a 5%
+ * would have.  A no-difference seen before that still ends it as one
+ * (at its confirmation, audit.confirm_nodiff, which may come later); a 5%
  * difference is still found; between the margins ends with no winner
  * left too. */
 TEST(audit_no_winner)
@@ -696,7 +697,7 @@ TEST(audit_no_winner)
         f[run & 1] = 0.992;
         sim_bakeoff(&cfg, 2, f, 0xd000 + (uint64_t)run, &o);
         bool none = o.outcome == AU_TIMEOUT && o.no_winner && !o.between && o.looks * 0.010 >= from - 1e-9;
-        ok += o.install == 0 && (none || (o.outcome == AU_NO_DIFFERENCE && o.looks * 0.010 < from));
+        ok += o.install == 0 && (none || o.outcome == AU_NO_DIFFERENCE);
         ended += none;
         cfg.no_winner = false;
         sim_bakeoff(&cfg, 2, f, 0xd000 + (uint64_t)run, &off);
