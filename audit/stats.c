@@ -500,20 +500,6 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
  * Asking the winner to be the winner again once its samples have doubled
  * can only remove decisions, never add one: the error rate stays within
  * the test's, and a real difference costs twice the samples. */
-/* The fresh samples' means (since c's first look), or false when some
- * variant has no complete window since then (not judged on them). */
-static bool fresh_means(const AuConfirm *c, const AuStats *st, double *mean)
-{
-    for (int k = 0; k < st->nvariants; k++) {
-        const AuSums *s = &st->v[k].sums;
-        double dw = s->sw - c->sw[k];
-        if (!(dw > 0))
-            return false;
-        mean[k] = s->shift + (s->sx - c->sx[k]) / dw;
-    }
-    return true;
-}
-
 /* Why the fresh samples too: the cumulative sums at the confirming look
  * still hold the first look's, so a difference that lasts about as long
  * as the first look (a phase of the program, a still-warming copy) keeps
@@ -524,19 +510,25 @@ static bool fresh_means(const AuConfirm *c, const AuStats *st, double *mean)
  * ten custom passes on AWFY it never refused a winner, and the wrong ones
  * it was aimed at (Richards' createHandler$lambda1) had the loser ahead
  * for all of their sampling (docs/audit-measurements.md). */
-/* Whether the fresh samples agree with c's decision, by its direction
- * only: a winner the fastest; a no-difference with no variant faster
- * than the default (0) by more than the equivalence margin. */
+/* Whether the fresh samples (since c's first look) agree with c's
+ * decision, by its direction only: a winner the fastest; a no-difference
+ * with no variant faster than the default (0) by more than the
+ * equivalence margin.  A variant without a complete window since then:
+ * not judged on them. */
 static bool fresh_agrees(const AuConfirm *c, const AuStats *st)
 {
     double mean[AU_MAX_VARIANTS];
-    if (!fresh_means(c, st, mean))
-        return true;
     for (int k = 0; k < st->nvariants; k++) {
+        const AuSums *s = &st->v[k].sums;
+        double dw = s->sw - c->sw[k];
+        if (!(dw > 0))
+            return true;
+        mean[k] = s->shift + (s->sx - c->sx[k]) / dw;
+    }
+    for (int k = 0; k < st->nvariants; k++)
         if (c->outcome == AU_WINNER ? k != c->best && !(mean[c->best] < mean[k])
                                     : !(mean[k] > mean[0] * (1 - st->cfg.equivalence)))
             return false;
-    }
     return true;
 }
 

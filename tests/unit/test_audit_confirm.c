@@ -230,7 +230,7 @@ TEST(audit_confirm_fresh_transient)
 
 /* audit.confirm_nodiff: the variants alike for the first 70 looks
  * (70,000 samples each; an A/A bakeoff here ends no-difference at a
- * median of about 58,000 kept), variant 1 3% faster after — CD's
+ * median of 65,250 without the rule), variant 1 3% faster after — CD's
  * handleNewFrame$lambda1 in miniature (docs/auditing.md, "Confirmation").
  * Without the rule 41 of 50 end no-difference, wrong about the rest of
  * the run; with it the first looks' no-difference does not stand, and the
