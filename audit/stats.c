@@ -545,6 +545,13 @@ static bool held(const AuConfig *cfg, AuOutcome o)
     return o == AU_WINNER || (o == AU_NO_DIFFERENCE && cfg->confirm_nodiff);
 }
 
+/* Whether r is the decision c waits for: the same outcome, and for a
+ * winner the same variant. */
+static bool same_decision(const AuConfirm *c, const AuResult *r)
+{
+    return r->outcome == c->outcome && (c->outcome != AU_WINNER || r->best == c->best);
+}
+
 AuOutcome au_stats_confirm(AuConfirm *c, const AuStats *st, const AuConfig *cfg, AuTest test,
                            double elapsed, AuResult *r)
 {
@@ -559,7 +566,7 @@ AuOutcome au_stats_confirm(AuConfirm *c, const AuStats *st, const AuConfig *cfg,
         if (cfg->max_samples && need > (double)cfg->max_samples)
             need = (double)cfg->max_samples;
         if ((double)n >= need) {
-            bool same = r->outcome == c->outcome && (c->outcome != AU_WINNER || r->best == c->best);
+            bool same = same_decision(c, r);
             bool fresh = !same || !cfg->confirm_fresh || fresh_agrees(c, st);
             c->at = 0;
             c->unconfirmed += !(same && fresh);
@@ -574,7 +581,7 @@ AuOutcome au_stats_confirm(AuConfirm *c, const AuStats *st, const AuConfig *cfg,
     r->fresh_disagreed = c->fresh_disagreed;
     if (!held(cfg, r->outcome))
         return r->outcome;
-    if (!c->at || c->outcome != r->outcome || (r->outcome == AU_WINNER && c->best != r->best)) {
+    if (!c->at || !same_decision(c, r)) {
         c->at = n;
         c->outcome = r->outcome;
         c->best = r->best;
