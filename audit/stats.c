@@ -948,44 +948,57 @@ static bool too_slow(const AuConfig *cfg, uint64_t received, uint64_t need, doub
     return at_wall_budget(cfg, count, elapsed) * cfg->futility < (double)need;
 }
 
-/* ln(slowest / fastest) of v's copies with samples: how far placement
- * alone moved its code's time in this process. */
-static double copy_spread(const AuVariantResult *v)
-{
-    double lo = INFINITY, hi = 0;
-    for (int c = 0; c < AU_MAX_COPIES; c++)
-        if (v->copy_samples[c] && v->copy_mean[c] > 0) {
-            lo = fmin(lo, v->copy_mean[c]);
-            hi = fmax(hi, v->copy_mean[c]);
-        }
-    return hi > lo ? log(hi / lo) : 0;
-}
-
-/* With copies of the variants' code (audit.copies): whether every copy of
- * variant k is slower than every copy of b by more than margin, or by more
- * than the spread between the copies of k or of b where that is larger,
- * on their point estimates (margin 0: only their order).  True without
- * copies (a copy without samples).  Why: one copy of a variant's code can
- * run 5-20% slower than the other for where it was loaded alone (A/A:
- * docs/auditing.md, "Copies"), and the pooled means then differ by half
- * of that, which the test on the pooled samples cannot tell from a
- * difference of the code.
- * A difference of the code shows on every copy, and by more than
- * placement moved either variant's own copies: DeltaBlue's
- * EqualityConstraint.execute, -O1 faster by 2-6% in three oracle runs,
- * had -O2 a winner where -O1's copies read 96.7 and 106.7 cycles and
- * -O2's 93.6 and 94.0 (docs/audit-measurements.md, "audit.min_cycles
- * 60").  Only removes decisions: α is unchanged. */
-static bool copies_agree(const AuResult *r, int k, int b, double margin)
+/* ln(mean_k / mean_b) on copy c: the variants compared at copy c's
+ * place in the page (jit/bakeoff.c: part_offset), where every variant's
+ * copy c sits; NAN without samples of both. */
+static double copy_gap(const AuResult *r, int k, int b, int c)
 {
     const AuVariantResult *vk = &r->v[k], *vb = &r->v[b];
-    if (!vk->copy_samples[1] || !vb->copy_samples[1])
+    if (!vk->copy_samples[c] || !vb->copy_samples[c] || !(vk->copy_mean[c] > 0) || !(vb->copy_mean[c] > 0))
+        return NAN;
+    return log(vk->copy_mean[c] / vb->copy_mean[c]);
+}
+
+/* How far apart the copies' gaps are: how much the variants' difference
+ * itself moved with where their code sits in this process. */
+static double gap_spread(const AuResult *r, int k, int b)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int c = 0; c < AU_MAX_COPIES; c++) {
+        double g = copy_gap(r, k, b, c);
+        if (!isnan(g)) {
+            lo = fmin(lo, g);
+            hi = fmax(hi, g);
+        }
+    }
+    return hi > lo ? hi - lo : 0;
+}
+
+/* With copies of the variants' code (audit.copies): whether k is slower
+ * than b on every copy by more than margin, or by more than the spread
+ * of those copies' gaps where that is larger, on their point estimates
+ * (margin 0: only their order).  True without copies (a copy without
+ * samples).  Why: the variants' difference depends on where their code
+ * sits: with every copy c at its own offset in the page, RedBlackTree.get
+ * had its -O2/-O3 difference 0.5% apart between the two copies at the
+ * median over 207 processes, more than 2% in 9, up to 5.3%; and at one
+ * offset for both copies, -O3 was 13% slower on both in one process of
+ * 72 where the others had it 0-2% faster (docs/audit-measurements.md,
+ * "Copies at two offsets").  A difference of the code shows at every
+ * place, and by more than the places moved it; one of placement, at
+ * one: a copy slowed where it was loaded (Json's readNull, a variant's
+ * copies 10.9% apart) moves the gap of its copy alone.  Only removes
+ * decisions: α is unchanged. */
+static bool copies_agree(const AuResult *r, int k, int b, double margin)
+{
+    if (!r->v[k].copy_samples[1] || !r->v[b].copy_samples[1])
         return true;
-    double need = margin > 0 ? fmax(log1p(margin), fmax(copy_spread(vk), copy_spread(vb))) : 0;
-    for (int c = 0; c < AU_MAX_COPIES; c++)
-        for (int d = 0; d < AU_MAX_COPIES; d++)
-            if (vk->copy_samples[c] && vb->copy_samples[d] && !(log(vk->copy_mean[c] / vb->copy_mean[d]) > need))
-                return false;
+    double need = margin > 0 ? fmax(log1p(margin), gap_spread(r, k, b)) : 0;
+    for (int c = 0; c < AU_MAX_COPIES; c++) {
+        double g = copy_gap(r, k, b, c);
+        if (!isnan(g) && !(g > need))
+            return false;
+    }
     return true;
 }
 
@@ -1001,37 +1014,32 @@ static double copy_var(const AuResult *r, const AuEstimate *e, int x, int c)
 }
 
 /* Whether copies_agree() fails for k against b by more than PLACEMENT_Z
- * standard errors on some pairing: the copies of one variant are further
- * apart than the variants, and more samples would only confirm it, since
- * where a copy was loaded does not change while it runs.  Such a
- * bakeoff can never have a winner; riding its turns (audit.extend
- * foresees the interval alone) took 4.5-8 s of a 12 s run's one slot in
- * three of five passes (docs/audit-measurements.md, "Copies apart").
- * Z is large because it is judged at every look: a block at the edge
- * must not end a bakeoff by crossing it once. */
+ * standard errors on some copy: the variants' difference moved with the
+ * place of their code by more than it is, and more samples would only
+ * confirm it, since where a copy was loaded does not change while it
+ * runs.  Such a bakeoff can never have a winner; riding its turns
+ * (audit.extend foresees the interval alone) took 4.5-8 s of a 12 s
+ * run's one slot in three of five passes (docs/audit-measurements.md,
+ * "Copies apart").  Z is large because it is judged at every look: a
+ * block at the edge must not end a bakeoff by crossing it once. */
 enum { PLACEMENT_Z = 5 };
 
 static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, double margin)
 {
-    const AuVariantResult *vk = &r->v[k], *vb = &r->v[b];
-    if (!(margin > 0) || !vk->copy_samples[1] || !vb->copy_samples[1])
+    if (!(margin > 0) || !r->v[k].copy_samples[1] || !r->v[b].copy_samples[1])
         return false;
-    double kv[AU_MAX_COPIES], bv[AU_MAX_COPIES], ksum = 0, bsum = 0;
-    for (int c = 0; c < AU_MAX_COPIES; c++) {
-        ksum += kv[c] = copy_var(r, e, k, c);
-        bsum += bv[c] = copy_var(r, e, b, c);
-    }
-    /* the terms a pairing must exceed: the margin, each variant's spread */
-    double term[3] = {log1p(margin), copy_spread(vk), copy_spread(vb)};
-    double tvar[3] = {0, ksum, bsum};
+    double gvar[AU_MAX_COPIES], all = 0;
     for (int c = 0; c < AU_MAX_COPIES; c++)
-        for (int d = 0; d < AU_MAX_COPIES; d++) {
-            double g = log(vk->copy_mean[c] / vb->copy_mean[d]);
-            double gvar = kv[c] + bv[d];
-            for (int t = 0; t < 3; t++)
-                if (term[t] - g > PLACEMENT_Z * sqrt(gvar + tvar[t]))
-                    return true;
-        }
+        all += gvar[c] = copy_var(r, e, k, c) + copy_var(r, e, b, c);
+    /* the terms a gap must exceed: the margin, the gaps' spread (its
+     * variance taken as that of all gaps, an upper bound) */
+    double term[2] = {log1p(margin), gap_spread(r, k, b)}, tvar[2] = {0, all};
+    for (int c = 0; c < AU_MAX_COPIES; c++) {
+        double g = copy_gap(r, k, b, c);
+        for (int t = 0; t < 2 && !isnan(g); t++)
+            if (term[t] - g > PLACEMENT_Z * sqrt(gvar[c] + tvar[t]))
+                return true;
+    }
     return false;
 }
 

@@ -41,7 +41,8 @@
  * concatenated with their local
  * labels (.L…) renamed apart, each on a page of its own at a common
  * offset (part_offset), then rq->copies − 1 more copies of every
- * variant's text with its symbols renamed (lay_out), and the whole is
+ * variant's text with its symbols renamed, each copy at an offset of its
+ * own, common to its variants (lay_out), and the whole is
  * assembled, linked and loaded once: one object, one as/ld/dlopen.
  *
  * Invariants: timed code calls clean_k through the table (a load), so gcc
@@ -131,8 +132,8 @@ static void free_wheres(JitWheres *w, bool contents)
 }
 
 /* Where in its page a part of bakeoff id starts: a multiple of 64, the
- * same for every part of the bakeoff, never 0, different for the next
- * bakeoffs.  Why pages: the L1 instruction cache (and the op cache) pick
+ * same for every variant's copy `copy`, never 0, different for the next
+ * bakeoffs, and 1 KB further on (mod 63 lines) for each further copy.  Why pages: the L1 instruction cache (and the op cache) pick
  * a line's set from the address bits within the page, and every loaded
  * object's .text starts at the same page offset.  With the parts simply
  * concatenated, the first part's hot code shared its sets with the start
@@ -140,10 +141,20 @@ static void free_wheres(JitWheres *w, bool contents)
  * AWFY benchmarks the variant in the first part was 1-4% slower (the
  * paired test declared 9 winners in 10 decisions, all the second
  * variant; reversing the order of the parts flipped the sign).  On its own
- * page at a common offset every variant's code meets the same sets. */
-static unsigned part_offset(uint32_t id)
+ * page at a common offset every variant's code meets the same sets.
+ * Each copy at another offset: where its code sits in the page changes
+ * the variants' difference itself (RedBlackTree.get, -O2 against -O3, 207
+ * processes with copies 1 KB apart: the two copies' differences 0.5%
+ * apart at the median, more than 2% in 9, up to 5.3%), which copies at one
+ * offset cannot show; the copies compare the variants at two offsets, and
+ * the copy rule (audit/stats.c) wants a difference at both.  Never the
+ * wrapper's offset, half a page from copy 0's: copy 1's 16 lines on, mod
+ * 63, never lands 32 on mod 64 (a third copy's 32 would). */
+_Static_assert(JIT_MAX_COPIES <= 2, "part_offset: a third copy could share the wrapper's offset");
+
+static unsigned part_offset(uint32_t id, int copy)
 {
-    return 64u * (1u + (id * 37u) % 63u);
+    return 64u * (1u + (id * 37u + 16u * (unsigned)copy) % 63u);
 }
 
 static int copies_of(const JitBakeoffRequest *rq)
@@ -281,14 +292,14 @@ static bool all_same(const JitBakeoffRequest *rq, const Names *nm, char *const *
 }
 
 /* The unit's layout: each variant's code on a page of its own at the
- * bakeoff's common offset (part_offset), and the timed wrapper (the end
+ * bakeoff's common offset for copy 0 (part_offset), and the timed wrapper (the end
  * of variant 0's text, from the wrapper on) and then the dispatcher
  * (dtext, if any) on a page of their own half a page away, after variant
  * 0's: on variant 0's page the dispatcher kept that page hot (iTLB,
  * prefetch) and variant 0 won A/A bakeoffs.  Then the copies
  * (rq->copies > 1), in reverse order, so that copy c of variant k is as
  * far from the wrapper's page as copy 0 of variant N−1−k: each on a page
- * of its own, the variant's whole text with every symbol ta<id>_X renamed
+ * of its own at copy c's offset, the variant's whole text with every symbol ta<id>_X renamed
  * ta<id>_c<c>X (variant 0's text ends with the wrapper, whose constants
  * its code may share: it comes along, renamed, and is never called).
  * False if variant 0's text has no wrapper. */
@@ -310,12 +321,12 @@ static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, ch
             snprintf(to, sizeof to, "ta%u_c%d", rq->id, c);
             /* each part starts in .text, whatever section the previous one
              * ended in */
-            int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id));
+            int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id, c));
             vm_buf_put(all, head, (size_t)h);
             append_part(all, text[k], part == 0 ? cut : len[k], part, c ? from : NULL, to);
             if (part == 0) {
                 h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n",
-                             (part_offset(rq->id) + 2048) % 4096);
+                             (part_offset(rq->id, 0) + 2048) % 4096);
                 vm_buf_put(all, head, (size_t)h);
                 append_part(all, text[0] + cut, len[0] - cut, 0, NULL, NULL);
                 if (dtext)   /* its labels apart from every part's */

@@ -1220,10 +1220,10 @@ TEST(audit_dispatcher_prologue)
     dispatcher_prologue("audit.prologue=0", false);
 }
 
-/* audit.copies=2 as the JIT lays it out: every variant twice, the copies
- * at other addresses but at the same offset in their pages (the same
- * cache sets), each computing what the method computes; the copies'
- * symbols are renamed, so nothing clashes. */
+/* audit.copies=2 as the JIT lays it out: every variant twice, each copy
+ * at an offset in its page of its own, common to the variants (copy c of
+ * every variant meets the same cache sets), each computing what the
+ * method computes; the copies' symbols are renamed, so nothing clashes. */
 TEST(audit_copies_layout)
 {
     static const char *const set[] = {"audit.clients=aa", NULL};
@@ -1260,8 +1260,14 @@ TEST(audit_copies_layout)
         for (int b = 0; b < a; b++)
             CHECK(tab.clean[a] != tab.clean[b]);
     }
-    for (int k = 0; ok && k < 2; k++)
-        CHECK_INT((uintptr_t)tab.clean[k] % 4096, (uintptr_t)tab.clean[2 + k] % 4096);
+    /* copy 1 of each variant at another place in the page than its copy
+     * 0, moved by the same amount for both variants */
+    uintptr_t shift[2] = {0, 0};
+    for (int k = 0; ok && k < 2; k++) {
+        shift[k] = ((uintptr_t)tab.clean[2 + k] - (uintptr_t)tab.clean[k]) % 4096;
+        CHECK(shift[k] != 0);
+    }
+    CHECK_INT(shift[0], shift[1]);
     CHECK(tab.clean[4] == NULL);
     /* more copies than the table holds: refused, nothing compiled */
     rq.copies = JIT_MAX_COPIES + 1;
