@@ -980,10 +980,10 @@ static double gap_spread(const AuResult *r, int k, int b)
  * (margin 0: only their order).  True without copies (a copy without
  * samples).  Why: the variants' difference depends on where their code
  * sits: with every copy c at its own offset in the page, RedBlackTree.get
- * had its -O2/-O3 difference 0.5% apart between the two copies at the
- * median over 207 processes, more than 2% in 9, up to 5.3%; and at one
- * offset for both copies, -O3 was 13% slower on both in one process of
- * 72 where the others had it 0-2% faster (docs/audit-measurements.md,
+ * had its -O2/-O3 difference 0.4% apart between the two copies at the
+ * median over 270 processes, more than 2% in 15, up to 6.6%; and at one
+ * offset for both copies, -O3 was 15% slower on both in one process of
+ * 72 where 65 had it 0-2% faster (docs/audit-measurements.md,
  * "Copies at two offsets").  A difference of the code shows at every
  * place, and by more than the places moved it; one of placement, at
  * one: a copy slowed where it was loaded (Json's readNull, a variant's

@@ -133,7 +133,8 @@ static void free_wheres(JitWheres *w, bool contents)
 
 /* Where in its page a part of bakeoff id starts: a multiple of 64, the
  * same for every variant's copy `copy`, never 0, different for the next
- * bakeoffs, and 1 KB further on (mod 63 lines) for each further copy.  Why pages: the L1 instruction cache (and the op cache) pick
+ * bakeoffs, and 1 KB further on (mod 63 lines) for each further copy.
+ * Why pages: the L1 instruction cache (and the op cache) pick
  * a line's set from the address bits within the page, and every loaded
  * object's .text starts at the same page offset.  With the parts simply
  * concatenated, the first part's hot code shared its sets with the start
@@ -143,9 +144,9 @@ static void free_wheres(JitWheres *w, bool contents)
  * variant; reversing the order of the parts flipped the sign).  On its own
  * page at a common offset every variant's code meets the same sets.
  * Each copy at another offset: where its code sits in the page changes
- * the variants' difference itself (RedBlackTree.get, -O2 against -O3, 207
- * processes with copies 1 KB apart: the two copies' differences 0.5%
- * apart at the median, more than 2% in 9, up to 5.3%), which copies at one
+ * the variants' difference itself (RedBlackTree.get, -O2 against -O3, 270
+ * processes with copies 29 lines apart: the two copies' differences 0.4%
+ * apart at the median, more than 2% in 15, up to 6.6%), which copies at one
  * offset cannot show; the copies compare the variants at two offsets, and
  * the copy rule (audit/stats.c) wants a difference at both.  Never the
  * wrapper's offset, half a page from copy 0's: copy 1's 16 lines on, mod
@@ -292,17 +293,18 @@ static bool all_same(const JitBakeoffRequest *rq, const Names *nm, char *const *
 }
 
 /* The unit's layout: each variant's code on a page of its own at the
- * bakeoff's common offset for copy 0 (part_offset), and the timed wrapper (the end
- * of variant 0's text, from the wrapper on) and then the dispatcher
- * (dtext, if any) on a page of their own half a page away, after variant
- * 0's: on variant 0's page the dispatcher kept that page hot (iTLB,
- * prefetch) and variant 0 won A/A bakeoffs.  Then the copies
- * (rq->copies > 1), in reverse order, so that copy c of variant k is as
- * far from the wrapper's page as copy 0 of variant N−1−k: each on a page
- * of its own at copy c's offset, the variant's whole text with every symbol ta<id>_X renamed
- * ta<id>_c<c>X (variant 0's text ends with the wrapper, whose constants
- * its code may share: it comes along, renamed, and is never called).
- * False if variant 0's text has no wrapper. */
+ * bakeoff's common offset for copy 0 (part_offset), and the timed
+ * wrapper (the end of variant 0's text, from the wrapper on) and then
+ * the dispatcher (dtext, if any) on a page of their own half a page
+ * away, after variant 0's: on variant 0's page the dispatcher kept that
+ * page hot (iTLB, prefetch) and variant 0 won A/A bakeoffs.  Then the
+ * copies (rq->copies > 1), in reverse order, so that copy c of variant k
+ * is as far from the wrapper's page as copy 0 of variant N−1−k: each on
+ * a page of its own at copy c's offset, the variant's whole text with
+ * every symbol ta<id>_X renamed ta<id>_c<c>X (variant 0's text ends with
+ * the wrapper, whose constants its code may share: it comes along,
+ * renamed, and is never called).  False if variant 0's text has no
+ * wrapper. */
 static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, char *const *text, const size_t *len,
                     const char *dtext, size_t dlen)
 {
