@@ -1032,7 +1032,9 @@ static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, d
     for (int c = 0; c < AU_MAX_COPIES; c++)
         all += gvar[c] = copy_var(r, e, k, c) + copy_var(r, e, b, c);
     /* the terms a gap must exceed: the margin, the gaps' spread (its
-     * variance taken as that of all gaps, an upper bound) */
+     * variance taken as the gaps' summed, independent of g's, as the
+     * pairings' rule took it: for the smaller gap, which the spread
+     * contains, that is low by up to half, and Z leaves room for it) */
     double term[2] = {log1p(margin), gap_spread(r, k, b)}, tvar[2] = {0, all};
     for (int c = 0; c < AU_MAX_COPIES; c++) {
         double g = copy_gap(r, k, b, c);
