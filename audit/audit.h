@@ -110,6 +110,7 @@ typedef struct AuConfig {
     uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
     bool oracle;              /* no early stop: one test at max_samples */
     bool verify;              /* audit.verify: after a decision, sample on as the oracle */
+    bool restart;             /* audit.restart: samples start over at a JIT install (analysis.c) */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
     double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
@@ -323,6 +324,8 @@ typedef struct AuResult {
     bool confirming;           /* running: a decision waits for audit.confirm's samples */
     int unconfirmed;           /* confirming looks the decision did not stand at (AuConfirm's) */
     int fresh_disagreed;       /* of them, refused by the samples since its first look alone */
+    int restarted;             /* times its samples started over at a JIT install (audit.restart) */
+    uint64_t timed_before;     /* timed calls it had before its last restart (not in v[]) */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
@@ -555,6 +558,11 @@ bool au_analysis_cancel(AuAnalysis *a, uint32_t id);
  * already on its way to the AuDecideFn. */
 bool au_analysis_pause(AuAnalysis *a, uint32_t id, double now);
 bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now);
+/* The JIT installed compiled code for a method bakeoff `id` calls: with
+ * cfg->restart, before its decision, its samples start over at its next
+ * round (paused: at its first round after it resumes; analysis.c,
+ * restart()).  False if the bakeoff is unknown. */
+bool au_analysis_code_changed(AuAnalysis *a, uint32_t id);
 /* The current state of a running bakeoff; false if unknown or finished. */
 bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out);
 /* One round: drain, trim and sum, test each bakeoff, report decisions,

@@ -66,6 +66,10 @@
  *            margin and min_effect, a heavy-tailed recursion) held the
  *            only slot for the whole 30 s budget, and the ones queued
  *            behind it, with differences of 5-10%, never started.
+ *   restart  the JIT installs compiled code for a method the variants
+ *            call (JitBakeoffTable.callees) while it samples or is
+ *            paused: its samples start over (on_install,
+ *            au_analysis_code_changed; audit.restart).
  *   extend   unless it foresees its decision within the extra turns it
  *            has left (audit.extend a turn; AuResult.to_decide): then it
  *            keeps the slot one turn more (extend()).
@@ -328,7 +332,8 @@ static void scan(AuAuditor *au)
  * (audit.verify) count from its decision on, and the decision had some. */
 static uint64_t received(const AuBakeoffRecord *r)
 {
-    uint64_t got = r->result.online.outcome != AU_RUNNING ? r->result.online.samples : 0;
+    uint64_t got = r->result.timed_before;   /* audit.restart: the ones before */
+    got += r->result.online.outcome != AU_RUNNING ? r->result.online.samples : 0;
     for (int k = 0; k < r->result.nvariants && k < AU_MAX_VARIANTS; k++)
         got += r->result.v[k].received;
     return got;
@@ -1076,6 +1081,14 @@ static void on_install(void *ctx, VmMethod *m)
 {
     AuAuditor *au = ctx;
     pthread_mutex_lock(&au->mu);
+    /* audit.restart: the bakeoffs whose variants call m (mu, then the
+     * analysis lock) */
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) &&
+            jit_bakeoff_calls(&b->d->tab, m))
+            au_analysis_code_changed(au->an, b->aid);
+    }
     if (!au->stopping && m->index < au->nmethods && m == &au->vm->module->methods[m->index] &&
         auditable(au, m)) {
         MethodState *s = &au->ms[m->index];

@@ -109,6 +109,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .buffer_slots = (uint32_t)tun->audit_buffer_slots,
         .oracle = tun->audit_oracle != 0,
         .verify = tun->audit_verify != 0,
+        .restart = tun->audit_restart != 0,
         .min_cycles = (double)tun->audit_min_cycles,
         .paired = tun->audit_paired != 0,
         .max_overhead = tun->audit_max_overhead / 10000.0,

@@ -190,6 +190,47 @@ static bool calls_itself(const IrFunc *f)
     return false;
 }
 
+static void add_callee(JitBakeoffTable *tab, VmMethod *m)
+{
+    if (!m || jit_bakeoff_calls(tab, m))
+        return;
+    if (tab->ncallees < JIT_MAX_CALLEES)
+        tab->callees[tab->ncallees] = m;
+    tab->ncallees++;
+}
+
+/* Adds the methods f calls (not inlined) to tab->callees: what the
+ * auditor restarts a bakeoff's samples for when the JIT installs one
+ * (audit.restart).  The sites' seen[] are read racily, as the inliner
+ * reads them: a method missed is one no receiver had run. */
+static void collect_callees(JitBakeoffTable *tab, const IrFunc *f)
+{
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        const IrBlock *bb = f->blocks[b];
+        for (uint32_t i = 0; i < bb->ninsns; i++) {
+            const IrInsn *in = &bb->insns[i];
+            if (in->op == IR_CALL)
+                add_callee(tab, in->aux);
+            else if (in->op == IR_CALLV || in->op == IR_CALLI) {
+                const VmCallSite *site = in->aux;
+                add_callee(tab, site->target);
+                for (int w = 0; w < VM_SITE_WAYS; w++)
+                    add_callee(tab, __atomic_load_n(&site->seen[w].m, __ATOMIC_RELAXED));
+            }
+        }
+    }
+}
+
+bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m)
+{
+    if (tab->ncallees > JIT_MAX_CALLEES)
+        return true;
+    for (uint32_t i = 0; i < tab->ncallees; i++)
+        if (tab->callees[i] == m)
+            return true;
+    return false;
+}
+
 /* Variant k's IR.  All of a bakeoff's IR is built before gcc compiles
  * any of it: the IR reads the profile (the callees' call counts and
  * branch counters, which the running program keeps raising), and built
@@ -404,6 +445,10 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < rq->nvariants && ok; k++)
         ir_of[k] = ir[owner[k]];
     out->same_ir = ok && jit_bakeoff_same_ir(rq, ir_of);
+    out->ncallees = 0;
+    for (int k = 0; k < rq->nvariants && ok; k++)
+        if (owner[k] == k)
+            collect_callees(out, ir[k]);
     /* variants known to be the same code, in a bakeoff the caller then
      * ends: variant 0's clean code is all it will install, so it is all
      * that compiles */

@@ -114,6 +114,7 @@ bool jit_mode_parse(const char *s, JitMode *out);
  * audit/). */
 #define JIT_MAX_VARIANTS 8
 #define JIT_MAX_COPIES 2
+#define JIT_MAX_CALLEES 64
 
 typedef struct JitBakeoffTable {
     /* clean[c·N + k]: copy c of variant k, untimed (N = nvariants; copy 0
@@ -148,10 +149,21 @@ typedef struct JitBakeoffTable {
      * text comparison cannot see through — or code generation reading
      * something ir_same_code does not compare: a bug. */
     bool same_ir;
+    /* The methods the variants' code calls rather than inlines: static
+     * targets, virtual and interface calls' named targets and the
+     * methods their sites have seen receivers run (collect_callees).
+     * ncallees > JIT_MAX_CALLEES: more than the array holds, any method
+     * may be one.  A closure's target is not known, nor a callee's
+     * callees. */
+    VmMethod *callees[JIT_MAX_CALLEES];
+    uint32_t ncallees;
     void *unit;                        /* the loaded object (kept) */
     size_t code_bytes;                 /* clean, timed and dispatcher code */
     double us_ir, us_compile, us_assemble;
 } JitBakeoffTable;
+
+/* Whether m is one of tab's callees (true for any m past JIT_MAX_CALLEES). */
+bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m);
 
 /* The dispatcher's slow path: its countdown went below zero. */
 typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);

@@ -552,15 +552,23 @@ static void split_samples(AuRng *rng, uint32_t id, int n, uint32_t fast)
     }
 }
 
+/* ring_config deciding within 2,700 samples a variant: 30 windows of 90
+ * kept (MIN_WINDOWS), the sample budget. */
+static AuConfig quick_config(void)
+{
+    AuConfig cfg = ring_config();
+    cfg.min_samples = 1000;
+    cfg.max_samples = 2700;
+    return cfg;
+}
+
 /* audit.verify: the online decision is not reported; the bakeoff samples
  * on from fresh sums to max_samples, and its final result is the oracle's
  * look at those later samples alone (here they say the opposite), with
  * the decision riding along in AuResult.online. */
 TEST(audit_ring_analysis_verify)
 {
-    AuConfig cfg = ring_config();
-    cfg.min_samples = 1000;
-    cfg.max_samples = 2700;   /* 30 windows of 90 kept: MIN_WINDOWS */
+    AuConfig cfg = quick_config();
     cfg.verify = true;
     Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
     uint32_t id;
@@ -592,6 +600,61 @@ TEST(audit_ring_analysis_verify)
     CHECK_INT(d.r.online.outcome, AU_WINNER);
     CHECK_INT(d.r.online.install, 1);
     au_analysis_free(a);
+}
+
+/* audit.restart: a callee's JIT install (au_analysis_code_changed) before the
+ * decision starts the bakeoff over, sums, count and clock, so that its
+ * decision rests on the samples after the install alone: here those say
+ * the opposite of the ones before.  Off, or for the oracle, the samples
+ * stay; while audit.verify samples on after a decision, they stay too. */
+TEST(audit_ring_analysis_restart)
+{
+    for (int mode = 0; mode < 4; mode++) {   /* on, off, oracle, verifying */
+        AuConfig cfg = quick_config();
+        cfg.restart = mode != 1;
+        cfg.oracle = mode == 2;
+        cfg.verify = mode == 3;
+        if (mode == 0)
+            cfg.timeout = 5;   /* spent by 105 s, were the clock not begun anew */
+        Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+        uint32_t id;
+        AuAnalysis *a = hand_begun(&cfg, &d, &id);
+        if (!a)
+            return;
+        AuRng rng;
+        au_rng_seed(&rng, 7);
+        for (int i = 0; i < (mode == 3 ? 3 : 1); i++) {   /* verifying: decided at the third */
+            split_samples(&rng, id, 2000, 1);
+            au_analysis_step(a, 101.0 + i);
+        }
+        AuResult r;
+        CHECK(au_analysis_result(a, id, &r));
+        CHECK_INT(r.online.outcome, mode == 3 ? AU_WINNER : AU_RUNNING);
+        uint64_t before = r.v[1].samples;
+        CHECK(mode == 3 ? before == 0 : before == 900);   /* verifying: its fresh sums */
+        if (mode == 3)
+            split_samples(&rng, id, 2000, 1), au_analysis_step(a, 104.0), au_analysis_result(a, id, &r),
+                before = r.v[1].samples;
+        CHECK(au_analysis_code_changed(a, id));
+        au_analysis_step(a, 105.0);
+        CHECK(au_analysis_result(a, id, &r));
+        CHECK_INT(r.restarted, mode == 0);
+        CHECK_INT(r.timed_before, mode == 0 ? 2000 : 0);   /* what drop_idle still counts */
+        CHECK_INT(r.v[1].samples, mode == 0 ? 0 : before);
+        if (mode == 0) {
+            CHECK_INT(r.v[1].received, 0);
+            for (int i = 0; i < 3; i++) {
+                split_samples(&rng, id, 2000, 0);
+                au_analysis_step(a, 106.0 + i);
+            }
+            CHECK_INT(decided(&d), 1);
+            CHECK_INT(d.r.outcome, AU_WINNER);
+            CHECK_INT(d.r.install, 0);
+            CHECK_INT(d.r.restarted, 1);
+            CHECK_INT(d.r.v[0].samples, 2700);
+        }
+        au_analysis_free(a);
+    }
 }
 
 /* audit.max_overhead: the timed calls may cost at most max_overhead of a

@@ -1,6 +1,7 @@
 /* tests/unit/test_jit_same.c — whether two variants compiled to the same
  * code (jit/same.c: jit_asm_same), on hand-written assembly in gcc's
- * layout, and through the real compiler (JitBakeoffTable.same_code).
+ * layout, and through the real compiler (JitBakeoffTable.same_code); and
+ * the callees a compiled bakeoff records (JitBakeoffTable.callees).
  */
 #include "ir.h"
 #include "jit_int.h"
@@ -147,6 +148,23 @@ static const char *const SRC =
     "}\n"
     "fn main() { println(work(10)); }\n";
 
+/* A request for m's bakeoff of two O2 variants with the default inliner
+ * settings, `copies` copies each, timed through the test stubs. */
+static void two_variants(JitBakeoffRequest *rq, Vm *vm, VmMethod *m, uint32_t id, int copies)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->m = m;
+    rq->id = id;
+    rq->nvariants = 2;
+    rq->copies = copies;
+    for (int k = 0; k < 2; k++) {
+        ir_options_default(&rq->ir[k], &vm->tun);
+        rq->optset[k] = "O2";
+    }
+    rq->slow = test_stub_slow;
+    rq->sample = test_stub_sample;
+}
+
 /* Compiles work's bakeoff of variants O2 and (opt1, callee1): whether it
  * compiled, its same_code in *same_code, whether it has a dispatcher in
  * *dispatcher; and asserts that same_ir (known before gcc) is want_ir
@@ -155,18 +173,9 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
                           bool want_ir, bool *same_code, bool *dispatcher)
 {
     JitBakeoffRequest rq;
-    memset(&rq, 0, sizeof rq);
-    rq.m = m;
-    rq.id = 3;
-    rq.nvariants = 2;
-    rq.copies = 2;
-    for (int k = 0; k < 2; k++)
-        ir_options_default(&rq.ir[k], &vm->tun);
+    two_variants(&rq, vm, m, 3, 2);
     rq.ir[1].max_callee_size = callee1;
-    rq.optset[0] = "O2";
     rq.optset[1] = opt1;
-    rq.slow = test_stub_slow;
-    rq.sample = test_stub_sample;
     rq.end_if_same = end_if_same;
     rq.end_if_same_ir = end_if_same_ir;
     JitBakeoffTable tab;
@@ -216,5 +225,47 @@ TEST(jit_bakeoff_same_code)
         CHECK(s && d);
     if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, true, false, &s, &d))
         CHECK(!s && d);
+    test_unload(vm);
+}
+
+/* The callees a bakeoff records (JitBakeoffTable.callees: what
+ * audit.restart watches the JIT install): every method a variant calls
+ * rather than inlines, once, whichever variant calls it — and no other. */
+static const char *const CALLS_SRC =
+    "fn helper(n: int): int { return n * 3 + 1; }\n"
+    "fn other(n: int): int { return n - 1; }\n"
+    "fn work(n: int): int {\n"
+    "    var s = 0;\n"
+    "    for i in 0..n { s += helper(i) + helper(i + 1); }\n"
+    "    return s;\n"
+    "}\n"
+    "fn main() { println(work(10)); println(other(2)); }\n";
+
+TEST(jit_bakeoff_callees)
+{
+    VmTunables tun;
+    vm_tunables_default(&tun);
+    tun.hot_threshold = 1LL << 40;
+    Vm *vm = test_load_tl("calls.tl", CALLS_SRC, &tun);
+    if (!vm)
+        return;
+    VmMethod *work = test_method(vm, "work"), *helper = test_method(vm, "helper");
+    JitBakeoffRequest rq;
+    two_variants(&rq, vm, work, 4, 1);
+    rq.ir[0].max_depth = 0;   /* variant 0 calls helper; variant 1 inlines it */
+    JitBakeoffTable tab;
+    memset(&tab, 0, sizeof tab);
+    VmError err = {{0}};
+    if (jit_compile_bakeoff(NULL, &rq, &tab, &err)) {
+        CHECK_INT(tab.ncallees, 1);
+        CHECK(jit_bakeoff_calls(&tab, helper));
+        CHECK(!jit_bakeoff_calls(&tab, work));
+        CHECK(!jit_bakeoff_calls(&tab, test_method(vm, "other")));
+        CHECK(!jit_bakeoff_calls(&tab, test_method(vm, "main")));
+    } else
+        test_fail(__FILE__, __LINE__, "compile: %s", err.msg);
+    /* past the array, any method may be one */
+    tab.ncallees = JIT_MAX_CALLEES + 1;
+    CHECK(jit_bakeoff_calls(&tab, work));
     test_unload(vm);
 }
