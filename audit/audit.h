@@ -111,6 +111,7 @@ typedef struct AuConfig {
     bool oracle;              /* no early stop: one test at max_samples */
     bool verify;              /* audit.verify: after a decision, sample on as the oracle */
     bool restart;             /* audit.restart: samples start over at a JIT install (analysis.c) */
+    bool wait_jit;            /* audit.wait_jit: no decision while a callee is queued in the JIT */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
     double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
@@ -326,6 +327,8 @@ typedef struct AuResult {
     int fresh_disagreed;       /* of them, refused by the samples since its first look alone */
     int restarted;             /* times its samples started over at a JIT install (audit.restart) */
     uint64_t timed_before;     /* timed calls it had before its last restart (not in v[]) */
+    int held;                  /* looks whose decision waited for a callee queued in the JIT
+                                * (audit.wait_jit) */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
@@ -563,6 +566,10 @@ bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now);
  * round (paused: at its first round after it resumes; analysis.c,
  * restart()).  False if the bakeoff is unknown. */
 bool au_analysis_code_changed(AuAnalysis *a, uint32_t id);
+/* Whether a method bakeoff `id` calls is queued or compiling in the JIT
+ * now: with cfg->wait_jit its decision waits meanwhile (analysis.c,
+ * held()).  False if the bakeoff is unknown. */
+bool au_analysis_jit_queued(AuAnalysis *a, uint32_t id, bool queued);
 /* The current state of a running bakeoff; false if unknown or finished. */
 bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out);
 /* One round: drain, trim and sum, test each bakeoff, report decisions,

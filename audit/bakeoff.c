@@ -69,7 +69,9 @@
  *   restart  the JIT installs compiled code for a method the variants
  *            call (JitBakeoffTable.callees) while it samples or is
  *            paused: its samples start over (on_install,
- *            au_analysis_code_changed; audit.restart).
+ *            au_analysis_code_changed; audit.restart).  While one of
+ *            them is queued or compiling in the JIT, its decision waits
+ *            (mark_jit_queued every round; audit.wait_jit).
  *   extend   unless it foresees its decision within the extra turns it
  *            has left (audit.extend a turn; AuResult.to_decide): then it
  *            keeps the slot one turn more (extend()).
@@ -1052,11 +1054,27 @@ static bool start_ahead(AuAuditor *au, bool wait)
     return true;
 }
 
+/* Under mu: audit.wait_jit — tells the analysis which bakeoffs have a
+ * callee queued or compiling in the JIT (mu, then the JIT's lock, then
+ * the analysis lock).  Asked every round rather than at installs, since
+ * a queued compile can also fail or be dropped. */
+static void mark_jit_queued(AuAuditor *au)
+{
+    if (!au->cfg.wait_jit || au->cfg.oracle)
+        return;
+    for (size_t i = 0; i < au->nbakes; i++) {
+        Bake *b = au->bakes[i];
+        if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED))
+            au_analysis_jit_queued(au->an, b->aid, jit_bakeoff_waits(au->jit, &b->d->tab));
+    }
+}
+
 /* One round of the bakeoff thread (wait) or of a test (not: no probes). */
 static void poll_round(AuAuditor *au, bool wait)
 {
     pthread_mutex_lock(&au->mu);
     if (!au->stopping) {
+        mark_jit_queued(au);
         scan(au);
         refresh(au);
         drop_idle(au);

@@ -282,8 +282,8 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
     fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"idled\":%d,\"unconfirmed\":%d,"
-            "\"fresh_disagreed\":%d,\"restarted\":%d,\"sampled\":", r->turns, r->extended, r->cut, r->idled,
-            res->unconfirmed, res->fresh_disagreed, res->restarted);
+            "\"fresh_disagreed\":%d,\"restarted\":%d,\"held\":%d,\"sampled\":", r->turns, r->extended, r->cut,
+            r->idled, res->unconfirmed, res->fresh_disagreed, res->restarted, res->held);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
@@ -503,6 +503,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " unconfirmed=%d fresh_disagreed=%d", res->unconfirmed, res->fresh_disagreed);
         if (res->restarted)
             add(&l, " restarted=%d", res->restarted);
+        if (res->held)
+            add(&l, " held=%d", res->held);
         if (res->online.outcome != AU_RUNNING) {
             add(&l, " online=%s:", outcome_name(res->online.outcome));
             add_variant(&l, r, res->online.install);

@@ -318,6 +318,21 @@ static void install(Jit *jit, JitRequest *rq, JitResult *res, double t_start)
     follow_up(jit, rq);
 }
 
+bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab)
+{
+    if (!jit || !jit->state)
+        return false;
+    bool waits = false;
+    pthread_mutex_lock(&jit->mu);
+    for (uint32_t i = 0; i < tab->ncallees && i < JIT_MAX_CALLEES && !waits; i++) {
+        const VmMethod *m = tab->callees[i];
+        waits = m->index < jit->nmethods && jit->state[m->index] == JIT_M_QUEUED &&
+                __atomic_load_n(&m->entry, __ATOMIC_RELAXED) == vm_interp_entry;
+    }
+    pthread_mutex_unlock(&jit->mu);
+    return waits;
+}
+
 void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx)
 {
     pthread_mutex_lock(&jit->mu);

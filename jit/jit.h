@@ -164,6 +164,10 @@ typedef struct JitBakeoffTable {
 
 /* Whether m is one of tab's callees (true for any m past JIT_MAX_CALLEES). */
 bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m);
+/* Whether one of tab's listed callees is queued or compiling in jit (its
+ * entry not yet installed): the auditor holds the bakeoff's decision
+ * until it is (audit.wait_jit).  False without a JIT. */
+bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab);
 
 /* The dispatcher's slow path: its countdown went below zero. */
 typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);

@@ -662,6 +662,56 @@ TEST(audit_ring_analysis_restart)
     }
 }
 
+/* audit.wait_jit: while a callee waits in the JIT's queue
+ * (au_analysis_jit_queued) a decision is held, the bakeoff foreseeing
+ * nothing, and taken once the callee is out of the queue; at the
+ * wall-time budget a held decision ends as a timeout with the default.
+ * Off, or for the oracle, it is taken at once. */
+TEST(audit_ring_analysis_wait_jit)
+{
+    for (int mode = 0; mode < 4; mode++) {   /* held, off, oracle, held at the budget */
+        AuConfig cfg = quick_config();
+        cfg.wait_jit = mode != 1;
+        cfg.oracle = mode == 2;
+        if (mode == 3)
+            cfg.timeout = 2.5;   /* spent at the third round */
+        Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+        uint32_t id;
+        AuAnalysis *a = hand_begun(&cfg, &d, &id);
+        if (!a)
+            return;
+        CHECK(au_analysis_jit_queued(a, id, true));
+        AuRng rng;
+        au_rng_seed(&rng, 9);
+        for (int i = 0; i < 3; i++) {
+            split_samples(&rng, id, 2000, 1);
+            au_analysis_step(a, 101.0 + i);
+        }
+        AuResult r;
+        if (mode == 1 || mode == 2 || mode == 3) {   /* decided, or out of time */
+            CHECK_INT(decided(&d), 1);
+            CHECK_INT(d.r.outcome, mode == 3 ? AU_TIMEOUT : AU_WINNER);
+            CHECK_INT(d.r.install, mode == 3 ? 0 : 1);
+            CHECK(mode == 3 ? d.r.held >= 1 : d.r.held == 0);
+            au_analysis_free(a);
+            continue;
+        }
+        CHECK_INT(decided(&d), 0);
+        CHECK(au_analysis_result(a, id, &r));
+        CHECK_INT(r.outcome, AU_WINNER);   /* what the look says */
+        CHECK(r.held >= 1);
+        CHECK(r.foresight.withheld);
+        CHECK(au_analysis_jit_queued(a, id, false));   /* the callee is compiled */
+        split_samples(&rng, id, 200, 1);
+        au_analysis_step(a, 104.0);
+        CHECK_INT(decided(&d), 1);
+        CHECK_INT(d.r.outcome, AU_WINNER);
+        CHECK_INT(d.r.install, 1);
+        CHECK(d.r.held >= 1);
+        au_analysis_free(a);
+    }
+}
+
 /* audit.max_overhead: the timed calls may cost at most max_overhead of a
  * core's cycles.  With calls through the dispatcher at R a second (each
  * timed call stands for `every` calls, the rate it came at), a bakeoff is

@@ -232,6 +232,30 @@ TEST(jit_queue_hottest_first)
     test_unload(vm);
 }
 
+/* jit_bakeoff_waits (audit.wait_jit): true while a listed callee is
+ * queued for the JIT and its entry not installed, false once compiled,
+ * and for a method never queued or an empty list. */
+TEST(jit_bakeoff_waits_for_queued_callee)
+{
+    Jit *jit;
+    Vm *vm = load_stub(5, 0, JIT_ON, (JitTestHooks){.paused = true}, &jit);
+    if (!vm)
+        return;
+    char out[256];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    JitBakeoffTable tab;
+    memset(&tab, 0, sizeof tab);
+    CHECK(!jit_bakeoff_waits(jit, &tab));
+    CHECK(!jit_bakeoff_waits(NULL, &tab));
+    tab.callees[tab.ncallees++] = test_method(vm, "a");   /* queued while paused */
+    CHECK(jit_bakeoff_waits(jit, &tab));
+    jit_test_pause(jit, false);
+    jit_test_wait_idle(jit);
+    CHECK(!jit_bakeoff_waits(jit, &tab));   /* compiled and installed */
+    jit_free(jit);
+    test_unload(vm);
+}
+
 /* The queue orders by interpreter work (growth times size), not by calls:
  * big, called a third as often as tiny but 12 times its size, comes first. */
 TEST(jit_queue_work_before_calls)
