@@ -333,8 +333,11 @@ static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, doubl
     out->restarted = b->restarted;
     out->timed_before = b->timed_before;
     out->held = b->held;
-    if (held(a, b))
-        out->foresight.withheld = true;   /* its turn ends on time: the JIT decides when */
+    /* holding a decision, its turn ends on time: the JIT decides when.
+     * Only then: one merely with a queued callee still foresees its
+     * decision (at first every bakeoff has one queued) */
+    if (held(a, b) && (o == AU_WINNER || o == AU_NO_DIFFERENCE))
+        out->foresight.withheld = true;
     return o;
 }
 

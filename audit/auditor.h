@@ -43,6 +43,9 @@ typedef struct Bake {
     bool hopeless;         /* when paused: it foresaw (it had enough samples to) no decision within
                             * the longest turn it could get, audit.extend's included; before() */
     bool ahead;            /* compiling or READY ahead (audit.ahead): holds its slot, not counted in running */
+    bool jit_queued;       /* sampling or paused: a method its variants call is queued or compiling
+                            * in the JIT (mark_jit_queued, audit.wait_jit): its samples until that
+                            * install go at the restart; rotate(), yields(), before() */
 } Bake;
 
 enum {

@@ -956,13 +956,16 @@ static bool cut_short(AuAuditor *au, Bake *b, double ran)
 
 /* Under mu: whether sampling b, its turn over, gives its slot to c, the
  * waiting record queue_next() would start: c's method is called now
- * and b's is not (queue_idle()), or neither or both are and c has had no more
- * turns than b. */
+ * and b's is not (queue_idle()); or neither or both are, and b has a
+ * callee queued in the JIT and c not (Bake.jit_queued); or that too is
+ * alike and c has had no more turns than b. */
 static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
 {
     bool bi = queue_idle(au, b), ci = queue_idle(au, c);
     if (bi != ci)
         return bi;
+    if (b->jit_queued != c->jit_queued)
+        return b->jit_queued;
     return queue_turns_had(c) <= queue_turns_had(b);
 }
 
@@ -971,8 +974,15 @@ static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
  * had no more turns, unless it foresees its decision within its extra
  * turns (extend: its turn then lasts one audit.quantum_ms more), or one
  * whose turn cut_short() ends early; start_pending then starts that one.
- * One a round: two paused for one waiting record would leave a slot
- * empty. */
+ * audit.wait_jit: one with a callee queued in the JIT (Bake.jit_queued)
+ * yields its slot at the cut point, or at its turn's end unextended, to
+ * a waiting one without (AU_EV_YIELDED; not counted as a turn had,
+ * queue_turns_had).  Why: the callee's install restarts its samples, so
+ * those it takes meanwhile are thrown away, and the slot is another's
+ * meanwhile: CD's recurse, sampling from 0.9 s while its callees waited
+ * behind the bakeoffs' gcc runs, restarted twice in its first turn, was
+ * cut short, and got no second turn before the 6 s run ended.  One a round: two paused for one waiting record would
+ * leave a slot empty. */
 static void rotate(AuAuditor *au)
 {
     if (!(au->cfg.quantum > 0) || au->stopping)
@@ -992,10 +1002,14 @@ static void rotate(AuAuditor *au)
         Bake *c = queue_next(au, b);
         if (!c || !yields(au, b, c))
             continue;
+        /* its samples until a queued callee's install go at the restart:
+         * it yields the slot to one whose samples stay, neither cut nor
+         * extended */
+        bool yield = b->jit_queued && !c->jit_queued;
         /* cut_short solves the foresight: only once another would take the slot */
-        if (!over && !cut_short(au, b, ran))
+        if (!over && !yield && !cut_short(au, b, ran))
             continue;
-        if (over && extend(au, b))
+        if (over && !yield && extend(au, b))
             continue;
         /* false: the analysis decided it meanwhile, decide() is waiting for mu */
         if (!au_analysis_pause(au->an, b->aid, au_now()))
@@ -1003,8 +1017,9 @@ static void rotate(AuAuditor *au)
         au_analysis_result(au->an, b->aid, &b->rec.result);
         b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
         b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= queue_longest_turn(au));
-        b->rec.cut += !over;
-        to_paused(au, b, i, over ? AU_EV_PAUSED : AU_EV_CUT);
+        b->rec.cut += !over && !yield;
+        b->rec.yielded += yield;
+        to_paused(au, b, i, yield ? AU_EV_YIELDED : over ? AU_EV_PAUSED : AU_EV_CUT);
         return;
     }
 }
@@ -1064,8 +1079,12 @@ static void mark_jit_queued(AuAuditor *au)
         return;
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
-        if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED))
-            au_analysis_jit_queued(au->an, b->aid, jit_bakeoff_waits(au->jit, &b->d->tab));
+        bool queued = false;
+        if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED)) {
+            queued = jit_bakeoff_waits(au->jit, &b->d->tab);
+            au_analysis_jit_queued(au->an, b->aid, queued);
+        }
+        b->jit_queued = queued;
     }
 }
 

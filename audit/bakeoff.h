@@ -62,6 +62,7 @@ typedef struct AuBakeoffRecord {
     int extended;                  /* extra turns given to turns foreseen to decide (audit.extend), summed */
     int cut;                       /* turns ended early, foreseen to end undecided (audit.cut) */
     int idled;                     /* turns paused without a timed call: its method not called then */
+    int yielded;                   /* turns ended early, a method its variants call queued in the JIT (audit.wait_jit) */
     double sampled;                /* seconds its dispatcher was installed, turns summed (to the last pause or end) */
     double probe_cycles;           /* audit.probe: the installed code's timed call before compiling; 0 = no reading */
     uint32_t probe_samples;        /* timed calls that reading is from */
@@ -94,6 +95,7 @@ const char *au_phase_name(AuPhase p);
     X(AU_EV_EXTENDED, "extended")   /* turn over, one more: it foresees a decision */ \
     X(AU_EV_PAUSED, "paused")       /* turn over, another waits: old code */  \
     X(AU_EV_CUT, "cut")             /* paused early: foreseen undecided */    \
+    X(AU_EV_YIELDED, "yielded")     /* paused early: a callee queued in the JIT */ \
     X(AU_EV_IDLE, "idle")           /* paused: no timed call this turn */     \
     X(AU_EV_RESUMED, "resumed")     /* next turn: dispatcher back */          \
     X(AU_EV_DECIDED, "decided")     /* winner / no-difference / timeout */    \

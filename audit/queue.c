@@ -77,7 +77,7 @@ double queue_longest_turn(const AuAuditor *au)
  * after one turn, never got a second. */
 int queue_turns_had(const Bake *c)
 {
-    return c->rec.turns - c->rec.idled;
+    return c->rec.turns - c->rec.idled - c->rec.yielded;
 }
 
 /* Under mu: whether c, paused, is hopeless (Bake.hopeless). */
@@ -87,7 +87,9 @@ static bool hopeless(const Bake *c)
 }
 
 /* Under mu: whether c goes before best: one whose method is called now
- * before an idle one (queue_idle()); then one not hopeless() before a hopeless
+ * before an idle one (queue_idle()); then one without a callee queued in
+ * the JIT before one with (Bake.jit_queued: its samples would go at the
+ * install); then one not hopeless() before a hopeless
  * one; then one not deferred (defer()) before a
  * deferred one; then fewest turns first (queue_turns_had: idle turns not
  * counted); of those never run (or run idle only), the one compiled
@@ -107,6 +109,8 @@ static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
     bool ci = queue_idle(au, c), bi = queue_idle(au, best);
     if (ci != bi)
         return bi;
+    if (c->jit_queued != best->jit_queued)
+        return best->jit_queued;
     bool ch = hopeless(c), bh = hopeless(best);
     if (ch != bh)
         return bh;

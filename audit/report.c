@@ -281,9 +281,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"duration\":", f);
     bool timed = r->t_sampling > 0 && r->t_decided >= r->t_sampling;
     json_num(f, timed ? r->t_decided - r->t_sampling : NAN);
-    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"idled\":%d,\"unconfirmed\":%d,"
+    fprintf(f, ",\"turns\":%d,\"extended\":%d,\"cut\":%d,\"idled\":%d,\"yielded\":%d,\"unconfirmed\":%d,"
             "\"fresh_disagreed\":%d,\"restarted\":%d,\"held\":%d,\"sampled\":", r->turns, r->extended, r->cut,
-            r->idled, res->unconfirmed, res->fresh_disagreed, res->restarted, res->held);
+            r->idled, r->yielded, res->unconfirmed, res->fresh_disagreed, res->restarted, res->held);
     json_num(f, r->t_sampling > 0 ? r->sampled : NAN);
     fputs(",\"probe_cycles\":", f);
     json_num(f, r->probe_cycles > 0 ? r->probe_cycles : NAN);
@@ -455,6 +455,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         break;
     case AU_EV_PAUSED:
     case AU_EV_CUT:
+    case AU_EV_YIELDED:
     case AU_EV_IDLE:
     case AU_EV_RESUMED:
         add(&l, " turn=%d sampled=%.3fs samples=", r->turns, r->sampled);
@@ -499,6 +500,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " cut=%d", r->cut);
         if (r->idled)
             add(&l, " idled=%d", r->idled);
+        if (r->yielded)
+            add(&l, " yielded=%d", r->yielded);
         if (res->unconfirmed)
             add(&l, " unconfirmed=%d fresh_disagreed=%d", res->unconfirmed, res->fresh_disagreed);
         if (res->restarted)

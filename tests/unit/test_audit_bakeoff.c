@@ -45,6 +45,7 @@ typedef struct Env {
 } Env;
 
 static JitCompileFn env_jit_compiler;   /* the JIT's test hook, if set */
+static bool env_jit_queue;              /* a JIT whose compile thread is paused: jit_enqueue queues */
 
 /* Links SRC with tunables adjusted by assign[] (by default a JIT that
  * never compiles by itself: sync mode, unreachable threshold), and the
@@ -68,8 +69,8 @@ static bool env_new(Env *e, const char *const *assign)
     e->vm = test_load_tl("t.tl", SRC, &tun);
     if (!e->vm)
         return false;
-    jit_set_test_hooks(&(JitTestHooks){.compile = env_jit_compiler});
-    e->jit = jit_new(e->vm, JIT_SYNC, &err);
+    jit_set_test_hooks(&(JitTestHooks){.compile = env_jit_compiler, .paused = env_jit_queue});
+    e->jit = jit_new(e->vm, env_jit_queue ? JIT_ON : JIT_SYNC, &err);
     jit_set_test_hooks(NULL);
     e->au = e->jit ? au_auditor_new(e->vm, e->jit, &err) : NULL;
     e->t = vm_thread_new(e->vm);
@@ -184,6 +185,7 @@ static struct {
     JitBakeoffTable *tab[16];
     uint32_t slot[16];
     bool fail;
+    VmMethod *callee;   /* the first bakeoff's variants call it (JitBakeoffTable.callees) */
 } stub;
 
 static bool stub_compile(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
@@ -198,6 +200,10 @@ static bool stub_compile(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     }
     if (stub.fail)
         return vm_fail(err, "stub failure");
+    if (stub.callee && stub.n == 1) {
+        out->callees[0] = stub.callee;
+        out->ncallees = 1;
+    }
     for (int k = 0; k < rq->nvariants * (rq->copies > 1 ? rq->copies : 1); k++)
         out->clean[k] = k % rq->nvariants == 0 ? stub_clean0 : stub_clean1;
     out->timed = stub_timed;
@@ -344,13 +350,14 @@ TEST(audit_bakeoff_starts_at_install)
  * (their "compiled code" fake_compiled) got hot, 100 calls each, and one
  * poll that queued and started what it could.  False (nothing to free)
  * when the environment could not be built. */
-static bool two_hot(Env *e, const char *const *set)
+static bool two_hot_calling(Env *e, const char *const *set, const char *callee)
 {
     if (!env_new(e, set)) {
         env_free(e);
         return false;
     }
     memset(&stub, 0, sizeof stub);
+    stub.callee = callee ? test_method(e->vm, callee) : NULL;
     au_auditor_set_compiler(e->au, stub_compile);
     VmMethod *work = test_method(e->vm, "work"), *twice = test_method(e->vm, "twice");
     work->entry = fake_compiled;
@@ -360,6 +367,11 @@ static bool two_hot(Env *e, const char *const *set)
     calls(e, work, 100);
     au_auditor_poll(e->au);
     return true;
+}
+
+static bool two_hot(Env *e, const char *const *set)
+{
+    return two_hot_calling(e, set, NULL);
 }
 
 TEST(audit_bakeoff_concurrent)
@@ -994,6 +1006,48 @@ TEST(audit_bakeoff_cut)
         CHECK_INT(r[1].phase, cases[i].is_cut ? AU_PHASE_SAMPLING : AU_PHASE_READY);
         if (cases[i].is_cut)
             CHECK(r[0].sampled >= 0.1 && r[0].sampled < 0.4);
+        env_free(&e);
+    }
+}
+
+/* audit.wait_jit: a quarter into its turn, a bakeoff whose variants call
+ * a method queued in the JIT (tree, the compile thread paused) yields its
+ * slot to the waiting one ("yielded", not a turn had), its samples being
+ * ones the install would throw away, though at its rate it would decide
+ * in its turn (900 samples a variant in 0.12 s: audit_bakeoff_cut keeps
+ * it); with its callee compiled, or audit.wait_jit=0, it keeps the slot. */
+TEST(audit_bakeoff_yields_while_callee_queued)
+{
+    for (int mode = 0; mode < 3; mode++) {   /* queued, installed, wait_jit=0 */
+        const char *const set[] = {
+            "audit.clients=aa",  "audit.quantum_ms=400", "audit.min_samples=1000", "audit.trim_window=10",
+            "audit.trim_drop=1", "audit.confirm=0",      "audit.timeout_ms=60000", "audit.cut=25",
+            "audit.extend=0",    mode == 2 ? "audit.wait_jit=0" : "audit.wait_jit=1", NULL,
+        };
+        env_jit_queue = true;
+        Env e;
+        bool ok = two_hot_calling(&e, set, "tree");
+        env_jit_queue = false;
+        if (!ok)
+            return;
+        VmMethod *tree = test_method(e.vm, "tree");
+        jit_enqueue(e.jit, tree);
+        if (mode == 1)
+            tree->entry = fake_compiled;   /* what the JIT's install does */
+        AuBakeoffRecord r[4];
+        CHECK_INT(records(&e, r, 4), 2);
+        CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+        feed(stub.tab[0]->bakeoff, (double[2]){1000, 1000}, 900);
+        usleep(120000);
+        au_analysis_step(au_auditor_analysis(e.au), au_now());
+        au_auditor_poll(e.au);
+        records(&e, r, 4);
+        bool yields = mode == 0;
+        CHECK_INT(r[0].phase, yields ? AU_PHASE_PAUSED : AU_PHASE_SAMPLING);
+        CHECK_INT(r[0].yielded, yields);
+        CHECK_INT(r[0].cut, 0);
+        CHECK_INT(r[0].turns, 1);
+        CHECK_INT(r[1].phase, yields ? AU_PHASE_SAMPLING : AU_PHASE_READY);
         env_free(&e);
     }
 }

@@ -135,6 +135,7 @@ TEST(audit_report_json_phases_outcomes)
     r[n].result.unconfirmed = 2;
     r[n].result.fresh_disagreed = 1;
     r[n].result.restarted = 3;
+    r[n].yielded = 5;
     r[n++].result.held = 4;
     r[n++] = record(5, AU_PHASE_DONE, AU_NO_DIFFERENCE);
     r[n] = record(6, AU_PHASE_DONE, AU_TIMEOUT);
@@ -164,7 +165,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"runner_up\":null,\"test\":\"sequential\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"no_winner\":false,\"confidence\":null,"
                       "\"sample_every\":null,\"relative_difference\":null,\"relative_difference_interval\":null,"
                       "\"t_queued\":0.500000,\"t_started\":null,\"t_sampling\":null,\"t_decided\":null,"
-                      "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"restarted\":0,\"held\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"same_ir\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
+                      "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"yielded\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"restarted\":0,\"held\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"same_ir\":false,\"failure\":null,\"online\":null,\"variants\":[{\"name\":\"default\","
                       "\"options\":\"O2\",\"inline_max_callee_size\":40,\"inline_max_depth\":3,"
                       "\"inline_max_growth\":400,\"samples\":0,\"received\":0,\"outliers_dropped\":0,"
                       "\"warmups\":0,\"warmup_cycles\":null,\"weight\":0,\"timed_call_cycles\":null,\"mean_cycles\":null,\"stddev_cycles\":null,"
@@ -179,7 +180,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"relative_difference_interval\":[-0.07,-0.029],");
     CHECK_CONTAINS(s, "{\"id\":4,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\",");
-    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":2,\"fresh_disagreed\":1,\"restarted\":3,\"held\":4,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"same_code\":false,\"same_ir\":false,\"failure\":null,"
+    CHECK_CONTAINS(s, "\"t_sampling\":1.000000,\"t_decided\":3.250000,\"duration\":2.25,\"turns\":1,\"extended\":0,\"cut\":0,\"idled\":0,\"yielded\":5,\"unconfirmed\":2,\"fresh_disagreed\":1,\"restarted\":3,\"held\":4,\"sampled\":2.25,\"probe_cycles\":412.5,\"probe_samples\":256,\"probe_rate\":250000,\"deferred\":true,\"same_code\":false,\"same_ir\":false,\"failure\":null,"
                       "\"online\":null,\"variants\":[{\"name\":\"default\",\"options\":\"O2\",\"inline_max_callee_size\":40,"
                       "\"inline_max_depth\":3,\"inline_max_growth\":400,\"samples\":12000,"
                       "\"received\":13400,\"outliers_dropped\":1340,\"warmups\":4400,"
@@ -203,7 +204,7 @@ TEST(audit_report_json_phases_outcomes)
     CHECK_CONTAINS(s, "\"test\":\"sequential\",\"oracle\":false,\"futile\":true,\"placement\":true,\"between\":false,\"no_winner\":false,");
     CHECK_CONTAINS(s, "{\"id\":7,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"failed\","
                       "\"outcome\":\"running\",\"winner\":null,\"installed\":null,");
-    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"restarted\":0,\"held\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"same_ir\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
+    CHECK_CONTAINS(s, "\"duration\":null,\"turns\":0,\"extended\":0,\"cut\":0,\"idled\":0,\"yielded\":0,\"unconfirmed\":0,\"fresh_disagreed\":0,\"restarted\":0,\"held\":0,\"sampled\":null,\"probe_cycles\":null,\"probe_samples\":0,\"probe_rate\":null,\"deferred\":false,\"same_code\":false,\"same_ir\":false,\"failure\":\"gcc: error: unrecognized option '-fbogus'\",");
     CHECK_CONTAINS(s, "{\"id\":8,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"winner\",\"winner\":\"inline4x\",\"installed\":\"inline4x\","
                       "\"best\":\"inline4x\",\"runner_up\":\"default\",\"test\":\"paper\",\"oracle\":true,");
@@ -644,6 +645,12 @@ TEST(audit_report_log_lines)
     s = log_line(1.25, &r, AU_EV_IDLE);
     CHECK_STR(s, "[1250.000ms] audit: idle #7 Foo.bar client=inline turn=1 sampled=1.000s samples=12000,11990\n");
     free(s);
+    r = record(7, AU_PHASE_PAUSED, AU_RUNNING);   /* a callee queued in the JIT */
+    r.yielded = 1;
+    r.result.to_decide = INFINITY;
+    s = log_line(1.25, &r, AU_EV_YIELDED);
+    CHECK_STR(s, "[1250.000ms] audit: yielded #7 Foo.bar client=inline turn=1 sampled=1.000s samples=12000,11990\n");
+    free(s);
     r = record(7, AU_PHASE_DONE, AU_WINNER);
     r.extended = 2;
     s = log_line(3.25, &r, AU_EV_DECIDED);
@@ -658,10 +665,14 @@ TEST(audit_report_log_lines)
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " turns=4 extended=2 cut=3 idled=2\n");
     free(s);
+    r.yielded = 1;
+    s = log_line(3.25, &r, AU_EV_DECIDED);
+    CHECK_CONTAINS(s, " turns=4 extended=2 cut=3 idled=2 yielded=1\n");
+    free(s);
     r.result.unconfirmed = 3;   /* confirmations that did not stand, one for the fresh samples */
     r.result.fresh_disagreed = 1;
     s = log_line(3.25, &r, AU_EV_DECIDED);
-    CHECK_CONTAINS(s, " idled=2 unconfirmed=3 fresh_disagreed=1\n");
+    CHECK_CONTAINS(s, " yielded=1 unconfirmed=3 fresh_disagreed=1\n");
     free(s);
     r.result.restarted = 2;   /* samples begun anew at two JIT installs */
     r.result.held = 5;        /* decisions held for a callee in the JIT's queue */

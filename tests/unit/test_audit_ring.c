@@ -664,7 +664,7 @@ TEST(audit_ring_analysis_restart)
 
 /* audit.wait_jit: while a callee waits in the JIT's queue
  * (au_analysis_jit_queued) a decision is held, the bakeoff foreseeing
- * nothing, and taken once the callee is out of the queue; at the
+ * nothing while it holds one (before, it foresees as any), and taken once the callee is out of the queue; at the
  * wall-time budget a held decision ends as a timeout with the default.
  * Off, or for the oracle, it is taken at once. */
 TEST(audit_ring_analysis_wait_jit)
@@ -673,8 +673,7 @@ TEST(audit_ring_analysis_wait_jit)
         AuConfig cfg = quick_config();
         cfg.wait_jit = mode != 1;
         cfg.oracle = mode == 2;
-        if (mode == 3)
-            cfg.timeout = 2.5;   /* spent at the third round */
+        cfg.timeout = mode == 3 ? 2.5 : 0;   /* spent at the third round */
         Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
         uint32_t id;
         AuAnalysis *a = hand_begun(&cfg, &d, &id);
@@ -683,11 +682,16 @@ TEST(audit_ring_analysis_wait_jit)
         CHECK(au_analysis_jit_queued(a, id, true));
         AuRng rng;
         au_rng_seed(&rng, 9);
+        AuResult r;
+        split_samples(&rng, id, 400, 1);   /* short of min_samples: nothing to hold */
+        au_analysis_step(a, 100.1);
+        CHECK(au_analysis_result(a, id, &r));   /* its elapsed by the clock: past a budget */
+        CHECK_INT(r.outcome, cfg.timeout > 0 ? AU_TIMEOUT : AU_RUNNING);
+        CHECK(!r.foresight.withheld);   /* queued alone, it still foresees */
         for (int i = 0; i < 3; i++) {
             split_samples(&rng, id, 2000, 1);
             au_analysis_step(a, 101.0 + i);
         }
-        AuResult r;
         if (mode == 1 || mode == 2 || mode == 3) {   /* decided, or out of time */
             CHECK_INT(decided(&d), 1);
             CHECK_INT(d.r.outcome, mode == 3 ? AU_TIMEOUT : AU_WINNER);
