@@ -379,10 +379,14 @@ bool au_analysis_code_changed(AuAnalysis *a, uint32_t id)
 {
     pthread_mutex_lock(&a->lock);
     int i = find(a, id);
-    if (i >= 0)
-        a->bakeoffs[i]->code_changed = true;
+    bool restarts = false;
+    if (i >= 0) {
+        Bakeoff *b = a->bakeoffs[i];
+        b->code_changed = true;
+        restarts = a->cfg.restart && b->online.outcome == AU_RUNNING;
+    }
     pthread_mutex_unlock(&a->lock);
-    return i >= 0;
+    return restarts;
 }
 
 /* Lock held: audit.restart.  Why: a variant's timed call includes its

@@ -564,7 +564,8 @@ bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now);
 /* The JIT installed compiled code for a method bakeoff `id` calls: with
  * cfg->restart, before its decision, its samples start over at its next
  * round (paused: at its first round after it resumes; analysis.c,
- * restart()).  False if the bakeoff is unknown. */
+ * restart()).  Whether they will: false if the bakeoff is unknown,
+ * decided (audit.verify samples on), or cfg->restart is off. */
 bool au_analysis_code_changed(AuAnalysis *a, uint32_t id);
 /* Whether a method bakeoff `id` calls is queued or compiling in the JIT
  * now: with cfg->wait_jit its decision waits meanwhile (analysis.c,

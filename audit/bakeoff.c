@@ -365,6 +365,21 @@ static void end_turn(AuAuditor *au, Bake *b)
     b->last_ran = now;
 }
 
+/* Under mu: b, sampling, has its samples start over (audit.restart): its
+ * turn begins again, unextended, the time so far counted as sampled.
+ * Why: the turn's samples are gone, and judged on what is left of it,
+ * the turn ended undecided or was cut (rotate()): CD's recurse, its turn
+ * ending 6 ms after a callee's install with no samples, waited 2.4 s for
+ * the next.  Callees install once each, so a turn begins again
+ * at most once a callee. */
+static void turn_again(AuAuditor *au, Bake *b)
+{
+    double now = since(au);
+    b->sampled += now - b->turn_start;
+    b->turn_start = now;
+    b->extra = 0;
+}
+
 /* Under mu: b no longer compiles or samples. */
 static void release(AuAuditor *au, Bake *b)
 {
@@ -1123,8 +1138,9 @@ static void on_install(void *ctx, VmMethod *m)
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
         if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) &&
-            jit_bakeoff_calls(&b->d->tab, m))
-            au_analysis_code_changed(au->an, b->aid);
+            jit_bakeoff_calls(&b->d->tab, m) && au_analysis_code_changed(au->an, b->aid) &&
+            b->rec.phase == AU_PHASE_SAMPLING)
+            turn_again(au, b);
     }
     if (!au->stopping && m->index < au->nmethods && m == &au->vm->module->methods[m->index] &&
         auditable(au, m)) {

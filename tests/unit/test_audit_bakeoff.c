@@ -1052,6 +1052,50 @@ TEST(audit_bakeoff_yields_while_callee_queued)
     }
 }
 
+/* audit.restart: a callee's install while a bakeoff samples starts its
+ * samples over, and its turn begins again: 0.3 s into a 0.4 s turn the
+ * JIT installs tree, and 0.15 s later the bakeoff still samples, its
+ * sampling time counted whole; with audit.restart=0 its turn is over. */
+TEST(audit_bakeoff_turn_again_at_restart)
+{
+    for (int mode = 0; mode < 2; mode++) {   /* restart on, off */
+        const char *const set[] = {
+            "audit.clients=aa",  "audit.quantum_ms=400", "audit.min_samples=1000", "audit.trim_window=10",
+            "audit.trim_drop=1", "audit.confirm=0",      "audit.timeout_ms=60000", "audit.cut=0",
+            "audit.extend=0",    mode == 0 ? "audit.restart=1" : "audit.restart=0", NULL,
+        };
+        env_jit_queue = true;
+        env_jit_compiler = jit_stub;
+        Env e;
+        bool ok = two_hot_calling(&e, set, "tree");
+        env_jit_queue = false;
+        env_jit_compiler = NULL;
+        if (!ok)
+            return;
+        AuBakeoffRecord r[4];
+        CHECK_INT(records(&e, r, 4), 2);
+        CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
+        usleep(300000);
+        AuAnalysis *an = au_auditor_analysis(e.au);
+        feed(stub.tab[0]->bakeoff, (double[2]){1000, 1000}, 100);   /* not idle (drop_idle) */
+        au_analysis_step(an, au_now());
+        VmMethod *tree = test_method(e.vm, "tree");
+        jit_enqueue(e.jit, tree);
+        jit_test_pause(e.jit, false);
+        jit_test_wait_idle(e.jit);
+        CHECK(tree->entry == fake_compiled);   /* installed: the auditor heard of it */
+        usleep(150000);
+        feed(stub.tab[0]->bakeoff, (double[2]){1000, 1000}, 100);
+        au_analysis_step(an, au_now());
+        au_auditor_poll(e.au);
+        records(&e, r, 4);
+        CHECK_INT(r[0].phase, mode == 0 ? AU_PHASE_SAMPLING : AU_PHASE_PAUSED);
+        CHECK_INT(r[0].turns, 1);
+        CHECK(r[0].sampled >= 0.44);
+        env_free(&e);
+    }
+}
+
 /* audit.ahead: while the one slot samples, the record next in line
  * compiles for a slot of its own and waits READY, its method's code
  * untouched; when the slot frees it samples at once, nothing compiled

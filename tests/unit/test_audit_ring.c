@@ -639,10 +639,10 @@ TEST(audit_ring_analysis_restart)
             au_analysis_result(a, id, &r);
             before = r.v[1].samples;
         }
-        CHECK(au_analysis_code_changed(a, id));
+        bool restarts = mode == 0 || mode == 2;
+        CHECK_INT(au_analysis_code_changed(a, id), restarts);
         au_analysis_step(a, 105.0);
         CHECK(au_analysis_result(a, id, &r));
-        bool restarts = mode == 0 || mode == 2;
         CHECK_INT(r.restarted, restarts);
         CHECK_INT(r.timed_before, restarts ? 2000 : 0);   /* what drop_idle still counts */
         CHECK_INT(r.v[1].samples, restarts ? 0 : before);
