@@ -370,8 +370,8 @@ static void end_turn(AuAuditor *au, Bake *b)
  * Why: the turn's samples are gone, and judged on what is left of it,
  * the turn ended undecided or was cut (rotate()): CD's recurse, its turn
  * ending 6 ms after a callee's install with no samples, waited 2.4 s for
- * the next.  Callees install once each, so a turn begins again
- * at most once a callee. */
+ * the next.  Callees install once each, so a turn begins again at most
+ * once a callee. */
 static void turn_again(AuAuditor *au, Bake *b)
 {
     double now = since(au);
@@ -996,8 +996,8 @@ static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
  * those it takes meanwhile are thrown away, and the slot is another's
  * meanwhile: CD's recurse, sampling from 0.9 s while its callees waited
  * behind the bakeoffs' gcc runs, restarted twice in its first turn, was
- * cut short, and got no second turn before the 6 s run ended.  One a round: two paused for one waiting record would
- * leave a slot empty. */
+ * cut short, and got no second turn before the 6 s run ended.  One a
+ * round: two paused for one waiting record would leave a slot empty. */
 static void rotate(AuAuditor *au)
 {
     if (!(au->cfg.quantum > 0) || au->stopping)
