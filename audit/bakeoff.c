@@ -592,6 +592,7 @@ static bool begin_analysis(AuAuditor *au, Bake *b, int slot)
     }
     __atomic_store_n(&b->d->tab.bakeoff, aid, __ATOMIC_RELAXED);
     b->aid = aid;
+    b->jit_queued = false;   /* as the analysis's new bakeoff (mark_jit_queued) */
     return true;
 }
 
@@ -1086,8 +1087,9 @@ static bool start_ahead(AuAuditor *au, bool wait)
 
 /* Under mu: audit.wait_jit — tells the analysis which bakeoffs have a
  * callee queued or compiling in the JIT (mu, then the JIT's lock, then
- * the analysis lock).  Asked every round rather than at installs, since
- * a queued compile can also fail or be dropped. */
+ * the analysis lock), when that changes: an analysis bakeoff begins
+ * without, as does Bake.jit_queued (begin_analysis).  Asked every round rather than at installs, since a queued compile
+ * can also fail or be dropped. */
 static void mark_jit_queued(AuAuditor *au)
 {
     if (!au->cfg.wait_jit || au->cfg.oracle)
@@ -1097,7 +1099,8 @@ static void mark_jit_queued(AuAuditor *au)
         bool queued = false;
         if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED)) {
             queued = jit_bakeoff_waits(au->jit, &b->d->tab);
-            au_analysis_jit_queued(au->an, b->aid, queued);
+            if (queued != b->jit_queued)
+                au_analysis_jit_queued(au->an, b->aid, queued);
         }
         b->jit_queued = queued;
     }
