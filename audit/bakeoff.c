@@ -640,9 +640,11 @@ static bool alike(const JitBakeoffRequest *rq)
  * them could show only where each copy landed, and would hold a slot for
  * a turn or more.  Variant 0's clean code replaces the code found, as a
  * no-difference would install it: DONE, nothing sampled.  Installed even
- * where the IR was the same: compiled from the current profile, its
- * recursion direct (jit_codegen_variant), it can be faster than the
- * JIT's first compile (Towers, docs/audit-measurements.md "Same IR"). */
+ * where the IR was the same: compiled from the current profile, it can
+ * be faster than the JIT's first compile (Towers, docs/audit-measurements.md
+ * "Same IR"); compiled alone, its self-calls go through the entry as the
+ * JIT's do (jit/bakeoff.c, compile_variant: List's tail ran slower with
+ * them direct). */
 static void end_same(AuAuditor *au, Bake *b, bool alone)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);

@@ -268,10 +268,17 @@ bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_V
  * false + err.  Variant 0's context also holds the timed wrapper.  The
  * dispatcher has a context of its own, compiled last, and only when the
  * bakeoff will run (not when its variants are the same code and the
- * caller ends it then: rq->end_if_same), a third of its gcc time. */
+ * caller ends it then: rq->end_if_same), a third of its gcc time.
+ * untimed: variant 0 compiled alone for a bakeoff that ends untimed (its
+ * variants' IR the same): its calls of the method itself go through the
+ * entry, as the JIT's code does.  Why: the direct calls are there to keep
+ * a timed recursion in its variant, and List's `tail`, installed with
+ * them, ran 19% slower than the JIT's code of the same IR (a compare and
+ * branch before each self-call; docs/audit-measurements.md, thirty-eighth
+ * session). */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, char **text, size_t *len, JitWheres *wheres, uint32_t own[2], Costs *cost,
-                            bool *recursive, VmError *err)
+                            const char *dir, bool untimed, char **text, size_t *len, JitWheres *wheres, uint32_t own[2],
+                            Costs *cost, bool *recursive, VmError *err)
 {
     VmMethod *m = rq->m;
     double t0;
@@ -297,7 +304,7 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
         JitDispatch d = {.slot = rq->slot, .slow = rq->slow, .slow_ctx = rq->slow_ctx};
         ok = ok && jit_codegen_dispatcher(cg, f, rq->no_prologue ? NULL : &d, nm->dispatcher, wheres, err);
     } else {
-        ok = ok && jit_codegen_variant(cg, f, nm->clean[k], wheres, err);
+        ok = ok && jit_codegen_variant(cg, f, nm->clean[k], !untimed, wheres, err);
     }
     own[1] = wheres->n;
     /* the timed wrapper after variant 0: lay_out puts it and the
@@ -458,8 +465,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < compiled && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
-        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, &text[k], &len[k], &wheres, own[k], &cost, &recursive,
-                             &e);
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, &text[k], &len[k], &wheres, own[k], &cost,
+                             &recursive, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
@@ -486,7 +493,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         VmError e = {{0}};
         bool recursive;
         uint32_t down[2];
-        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, &dtext, &dlen, &wheres, down, &cost, &recursive, &e);
+        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, &dtext, &dlen, &wheres, down, &cost, &recursive,
+                             &e);
         if (!ok)
             vm_fail(err, "dispatcher: %s", e.msg);
     }

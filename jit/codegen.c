@@ -1257,9 +1257,10 @@ static void dispatch_prologue(Cg *g)
     g->cur = fast;
 }
 
-bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, JitWheres *wheres, VmError *err)
+bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, bool self_direct, JitWheres *wheres,
+                         VmError *err)
 {
-    cg->proto.self_direct = true;
+    cg->proto.self_direct = self_direct;
     bool ok = jit_codegen_method(cg, f, NULL, false, name, NULL, wheres, err);
     cg->proto.self_direct = false;
     return ok;

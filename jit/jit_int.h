@@ -69,11 +69,13 @@ void jit_codegen_free(JitCodegen *cg);
 bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool osr_only, const char *name,
                         const char *osr_name, JitWheres *wheres, VmError *err);
 
-/* A bakeoff's variant: f's method as `name` (no OSR entry) whose calls of
- * the method itself call `name` directly, not through the method's entry,
- * so that a timed call's recursion stays in the variant timed (and off the
- * dispatcher).  Calls of other methods go through their entries as ever. */
-bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, JitWheres *wheres, VmError *err);
+/* A bakeoff's variant: f's method as `name` (no OSR entry); with
+ * self_direct its calls of the method itself call `name` directly, not
+ * through the method's entry, so that a timed call's recursion stays in
+ * the variant timed (and off the dispatcher).  Calls of other methods go
+ * through their entries as ever. */
+bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, bool self_direct, JitWheres *wheres,
+                         VmError *err);
 /* The dispatcher of a bakeoff (jit/bakeoff.c): its countdown slot in
  * VmThread.audit and the slow path taking the calls below zero. */
 typedef struct JitDispatch {
