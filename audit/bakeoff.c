@@ -1090,8 +1090,9 @@ static bool start_ahead(AuAuditor *au, bool wait)
 /* Under mu: audit.wait_jit — tells the analysis which bakeoffs have a
  * callee queued or compiling in the JIT (mu, then the JIT's lock, then
  * the analysis lock), when that changes: an analysis bakeoff begins
- * without, as does Bake.jit_queued (begin_analysis).  Asked every round rather than at installs, since a queued compile
- * can also fail or be dropped. */
+ * without, as does Bake.jit_queued (begin_analysis).  Asked every round
+ * rather than at installs, since a queued compile can also fail or be
+ * dropped. */
 static void mark_jit_queued(AuAuditor *au)
 {
     if (!au->cfg.wait_jit || au->cfg.oracle)
