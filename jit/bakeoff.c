@@ -428,7 +428,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     JitWheres wheres = {0};
     Costs cost = {0};
     double us_assemble = 0;
-    bool ok = true, weighted = true;
+    bool ok = true, weighted = true, recursive0 = false;
     IrFunc *ir[JIT_MAX_VARIANTS] = {0};
     /* the variant whose IR k compiles: variants of the same IR options
      * share one, built once — built twice, even a millisecond apart, the
@@ -470,9 +470,30 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
+        recursive0 = recursive0 || (k == 0 && recursive);
     }
     out->weighted = ok && weighted;
     out->same_code = ok && (alone || all_same(rq, &nm, text, len, &wheres, own));
+    /* the same code found only now, in a bakeoff the caller ends: variant
+     * 0 is all it installs, and a recursive one compiled for timing calls
+     * itself directly; compiled again untimed, it calls itself through the
+     * entry, as alone's does (compile_variant: List's `tail`).  One more
+     * gcc compile, only for a recursive method (Towers' moveDisks, CD's
+     * recurse and Permute's permute under optlevel) */
+    if (out->same_code && rq->end_if_same && !alone && recursive0) {
+        VmError e = {{0}};
+        bool recursive;
+        for (uint32_t i = own[0][0]; i < own[0][1]; i++) {
+            free(wheres.v[i]);
+            wheres.v[i] = NULL;
+        }
+        free(text[0]);
+        text[0] = NULL;
+        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, &text[0], &len[0], &wheres, own[0], &cost,
+                             &recursive, &e);
+        if (!ok)
+            vm_fail(err, "variant 0 (%s), again untimed: %s", rq->optset[0] ? rq->optset[0] : "", e.msg);
+    }
     /* the dispatcher: only if the bakeoff is to run; if not, variant 0's
      * clean code is all the caller installs, so it is all that loads (one
      * copy, every clean[] entry its code; the other variants' descriptors

@@ -389,6 +389,9 @@ check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X aud
 printf 'fn fib(n: int): int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }\n' >"$D/fib.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..3000 { t = t + fib(12); }\n    println(t);\n}\n' >>"$D/fib.tl"
 check audit-same-ir-self-calls 0 "direct=0" -- sh -c "echo direct=\$($SAME -X jit.dump=asm run $D/fib.tl 2>&1 | grep -cE 'call[[:space:]]+ta[0-9]+_v0_fib')"
+# the same holds where the variants turn out the same code only once all
+# compiled (audit.same_ir=0): variant 0, recursive, compiles again untimed
+check audit-same-code-self-calls 0 "direct=0 fib=1" -- sh -c "out=\$($SAME -X audit.same_ir=0 -X jit.dump=asm run $D/fib.tl 2>&1); echo direct=\$(echo \"\$out\" | grep -cE 'call[[:space:]]+ta[0-9]+_v0_fib') fib=\$(echo \"\$out\" | grep -c 'decided #[0-9]* fib .* same-code')"
 check audit-timed-self-calls 0 "timed direct" -- sh -c "$SAME -X audit.same_code=0 -X jit.dump=asm run $D/fib.tl 2>&1 | grep -qE 'call[[:space:]]+ta[0-9]+_v0_fib' && echo timed direct"
 check help-audit-same-code 0 "audit.same_code" -- $T --help
 check help-audit-same-ir 0 "audit.same_ir" -- $T --help
