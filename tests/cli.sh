@@ -611,3 +611,29 @@ elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] audit: (queued|compiled|sampling|decided
 else
     echo "PASS audit-stats-log"
 fi
+
+# vm.cpu pins the program's thread alone (vm/vm.c): in a run that loops,
+# one thread may run on CPU 0 only and the others keep every CPU
+check vm-cpu-bad 2 "tunable 'vm.cpu' expects a CPU number, got 'x'" -- $T -X vm.cpu=x run "$D/ok.tla"
+check vm-cpu-absent 2 "tunable 'vm.cpu': CPU 1000 is not one this process may run on" -- $T -X vm.cpu=1000 run "$D/ok.tla"
+check help-vm-cpu 0 "vm.cpu" -- $T --help
+printf 'fn main() {\n    var t = 0;\n    while t >= 0 { t = (t + 1) %% 1000; }\n}\n' >"$D/forever.tl"
+for jit in on off; do
+    others=2   # the JIT's thread and the collector's (none with --jit=off)
+    [[ $jit == off || $(nproc) == 1 ]] && others=0
+    $T --jit=$jit -X vm.cpu=0 run "$D/forever.tl" >/dev/null 2>&1 </dev/null &
+    pid=$! pinned=0 all=0
+    for i in $(seq 50); do
+        sleep 0.1
+        pinned=$(grep -l '^Cpus_allowed_list:[[:space:]]*0$' /proc/$pid/task/*/status 2>/dev/null | wc -l)
+        all=$(grep -L '^Cpus_allowed_list:[[:space:]]*0$' /proc/$pid/task/*/status 2>/dev/null | wc -l)
+        ((pinned == 1 && all >= others)) && break
+    done
+    kill $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    if ((pinned == 1 && all >= others)); then
+        echo "PASS vm-cpu-pins-jit-$jit"
+    else
+        echo "FAIL vm-cpu-pins-jit-$jit: $pinned threads on CPU 0 alone, $all others"
+    fi
+done

@@ -169,6 +169,9 @@ static bool verify(VmModule *m, bool compiled)
 static int cmd_run(Options *o, const char *path, int argc, char **argv)
 {
     VmError aerr = {{0}};
+    int cpu;
+    if (!vm_cpu_parse(o->tun.cpu, &cpu, &aerr))
+        return fail_usage("%s", aerr.msg, NULL);
     if (o->tun.audit_clients && o->tun.audit_clients[0] && !au_check_tunables(&o->tun, &aerr))
         return fail_usage("%s", aerr.msg, NULL);
     bool compiled;

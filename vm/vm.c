@@ -15,13 +15,18 @@
  *   reserved lazily) is large enough for vm.max_frames compiled frames, so
  *   deep recursion ends with the same "stack overflow" (at the same depth)
  *   whether the frames are interpreted, which use no C stack, or compiled.
+ * - vm.cpu pins that thread alone: every helper thread (JIT, auditor,
+ *   stats writer, collector markers) is started before vm_run and keeps
+ *   the CPUs it had.
  */
 #define GC_THREADS
 #include <gc/gc.h>
 
 #include "vm.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -238,6 +243,24 @@ static void *join_runner(void *th)
     return NULL;
 }
 
+bool vm_cpu_parse(const char *s, int *cpu, VmError *err)
+{
+    *cpu = -1;
+    if (!s || !*s)
+        return true;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < 0 || v >= CPU_SETSIZE)
+        return vm_fail(err, "tunable 'vm.cpu' expects a CPU number, got '%s'", s);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET((int)v, &set))
+        return vm_fail(err, "tunable 'vm.cpu': CPU %ld is not one this process may run on (%d CPUs)", v,
+                       sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0);
+    *cpu = (int)v;
+    return true;
+}
+
 int vm_run(Vm *vm, int argc, char **argv)
 {
     VmModule *m = vm->module;
@@ -254,13 +277,28 @@ int vm_run(Vm *vm, int argc, char **argv)
     pthread_attr_t attr;
     pthread_t th;
     bool started = false;
+    int cpu;
+    cpu_set_t one;
+    VmError err;
+    if (!vm_cpu_parse(vm->tun.cpu, &cpu, &err)) {   /* main checked it; a library caller may not have */
+        fflush(stdout);
+        fprintf(stderr, "error: %s\n", err.msg);
+        return 1;
+    }
+    CPU_ZERO(&one);
+    if (cpu >= 0)
+        CPU_SET(cpu, &one);
     if (vm->tun.cstack > 0 && pthread_attr_init(&attr) == 0) {
         started = pthread_attr_setstacksize(&attr, (size_t)vm->tun.cstack) == 0 &&
+                  (cpu < 0 || pthread_attr_setaffinity_np(&attr, sizeof one, &one) == 0) &&
                   pthread_create(&th, &attr, runner, &r) == 0;
         pthread_attr_destroy(&attr);
     }
-    if (!started)
+    if (!started) {
+        if (cpu >= 0)
+            pthread_setaffinity_np(pthread_self(), sizeof one, &one);
         return run_here(vm);
+    }
     /* Blocked, this thread is not stopped at each collection: every stop
      * of the world would otherwise signal it out of its join and back. */
     GC_do_blocking(join_runner, &th);

@@ -554,6 +554,9 @@ bool vm_link(Vm *vm, VmModule *m, VmError *err);
  * (0, the status given to exit(), or 1 after a runtime error, which has
  * been printed to stderr with its stack trace). */
 int vm_run(Vm *vm, int argc, char **argv);
+/* vm.cpu's value → *cpu (−1: empty, not pinned); false + err when it is
+ * not a CPU this process may run on. */
+bool vm_cpu_parse(const char *s, int *cpu, VmError *err);
 
 /* vm.c: a thread's register stack and frame stack (a GC root up to
  * stack_hwm).  The main thread is made by vm_run. */
