@@ -619,10 +619,12 @@ check vm-cpu-absent 2 "tunable 'vm.cpu': CPU 1000 is not one this process may ru
 check help-vm-cpu 0 "vm.cpu" -- $T --help
 printf 'fn main() {\n    var t = 0;\n    while t >= 0 { t = (t + 1) %% 1000; }\n}\n' >"$D/forever.tl"
 for jit in on off; do
-    others=2   # the JIT's thread and the collector's (none with --jit=off)
+    others=2   # the main thread, waiting, and the JIT's (--jit=off: none)
     [[ $jit == off || $(nproc) == 1 ]] && others=0
     $T --jit=$jit -X vm.cpu=0 run "$D/forever.tl" >/dev/null 2>&1 </dev/null &
     pid=$! pinned=0 all=0
+    # a watchdog: a run this script fails to kill still ends
+    (sleep 20; kill $pid) >/dev/null 2>&1 &
     for i in $(seq 50); do
         sleep 0.1
         pinned=$(grep -l '^Cpus_allowed_list:[[:space:]]*0$' /proc/$pid/task/*/status 2>/dev/null | wc -l)
