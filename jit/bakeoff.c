@@ -122,6 +122,15 @@ static void symbol(char *buf, size_t size, uint32_t id, const char *what, const 
     buf[k] = 0;
 }
 
+/* A part's descriptors w->v[own[0] .. own[1]) freed: its text will not load. */
+static void drop_wheres(JitWheres *w, const uint32_t own[2])
+{
+    for (uint32_t i = own[0]; i < own[1]; i++) {
+        free(w->v[i]);
+        w->v[i] = NULL;
+    }
+}
+
 static void free_wheres(JitWheres *w, bool contents)
 {
     if (contents)
@@ -483,10 +492,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     if (out->same_code && rq->end_if_same && !alone && recursive0) {
         VmError e = {{0}};
         bool recursive;
-        for (uint32_t i = own[0][0]; i < own[0][1]; i++) {
-            free(wheres.v[i]);
-            wheres.v[i] = NULL;
-        }
+        drop_wheres(&wheres, own[0]);
         free(text[0]);
         text[0] = NULL;
         ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, &text[0], &len[0], &wheres, own[0], &cost,
@@ -502,10 +508,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     JitBakeoffRequest one = *rq;   /* what lay_out lays out */
     if (ok && !dispatched) {
         for (int k = 1; k < compiled; k++)
-            for (uint32_t i = own[k][0]; i < own[k][1]; i++) {
-                free(wheres.v[i]);
-                wheres.v[i] = NULL;
-            }
+            drop_wheres(&wheres, own[k]);
         one.nvariants = one.copies = 1;
     }
     char *dtext = NULL;

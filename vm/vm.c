@@ -254,9 +254,10 @@ bool vm_cpu_parse(const char *s, int *cpu, VmError *err)
     if (*end || errno || v < 0 || v >= CPU_SETSIZE)
         return vm_fail(err, "tunable 'vm.cpu' expects a CPU number, got '%s'", s);
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET((int)v, &set))
+    bool known = sched_getaffinity(0, sizeof set, &set) == 0;
+    if (!known || !CPU_ISSET((int)v, &set))
         return vm_fail(err, "tunable 'vm.cpu': CPU %ld is not one this process may run on (%d CPUs)", v,
-                       sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0);
+                       known ? CPU_COUNT(&set) : 0);
     *cpu = (int)v;
     return true;
 }
