@@ -642,9 +642,10 @@ static bool alike(const JitBakeoffRequest *rq)
  * no-difference would install it: DONE, nothing sampled.  Installed even
  * where the IR was the same: compiled from the current profile, it can
  * be faster than the JIT's first compile (Towers, docs/audit-measurements.md
- * "Same IR"); compiled alone, its self-calls go through the entry as the
- * JIT's do (jit/bakeoff.c, compile_variant: List's tail ran slower with
- * them direct). */
+ * "Same IR"); its self-calls go through the entry as the JIT's do,
+ * compiled alone or, found the same only after every variant compiled,
+ * compiled again (jit/bakeoff.c: List's tail ran slower with them
+ * direct). */
 static void end_same(AuAuditor *au, Bake *b, bool alone)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
