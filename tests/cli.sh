@@ -576,6 +576,20 @@ if diff -u tests/audit-eval/expected.txt "$D/eval.out" >"$D/eval.diff"; then
 else
     echo "FAIL audit-eval-from: $(head -c 400 "$D/eval.diff")"
 fi
+# --pin: run K of each kind gets -X vm.cpu=(K−1) mod nproc, read from
+# the arguments a stand-in for tally records (one line a run)
+printf '#!/bin/sh\n[ "$1" = --help ] && { echo "--audit"; exit 0; }\necho "$*" >>"%s"\n' "$D/pin.args" >"$D/fake-tally"
+chmod +x "$D/fake-tally"
+rm -f "$D/pin.args"
+TALLY=$D/fake-tally bash bench/audit-eval --clients=inline --runs=2 --oracle-runs=2 --pin Towers=1:1 >/dev/null 2>&1
+# (oracle runs 1 and 2, then online runs 1 and 2)
+c1=$((1 % $(nproc)))
+pins=$(sed 's/.*-X vm\.cpu=\([0-9]*\) .*/\1/; t; s/.*/none/' "$D/pin.args" 2>/dev/null | tr '\n' ' ')
+if [[ $pins == "0 $c1 0 $c1 " && $(grep -c 'audit.oracle=1' "$D/pin.args") == 2 && $(head -2 "$D/pin.args" | grep -c 'audit.oracle=1') == 2 ]]; then
+    echo "PASS audit-eval-pin"
+else
+    echo "FAIL audit-eval-pin: $(head -c 400 "$D/pin.args" 2>/dev/null)"
+fi
 check audit-eval-runs-none 2 "runs nothing" -- bash bench/audit-eval --runs=0 --no-oracle Fake
 check audit-eval-runs-bad 2 "runs must be a number" -- bash bench/audit-eval --runs=-1 Fake
 # H.few's one oracle estimate (180 samples a variant) is the truth only
