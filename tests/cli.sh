@@ -594,8 +594,14 @@ check audit-eval-runs-none 2 "runs nothing" -- bash bench/audit-eval --runs=0 --
 check audit-eval-runs-bad 2 "runs must be a number" -- bash bench/audit-eval --runs=-1 Fake
 # H.few's one oracle estimate (180 samples a variant) is the truth only
 # when --oracle-min lets it be
-check audit-eval-oracle-min 0 "true difference >= 5%: 8 bakeoffs, 5 decided (62%), 3 correct (38%), 2 no-difference keeping the true best; 1 still queued at exit (decided of those that started: 71%); 1 run without a bakeoff of the method (decided of all the runs: 56%)" -- \
+check audit-eval-oracle-min 0 "true difference >= 5%: 11 bakeoffs, 8 decided (73%), 5 correct (45%), 2 no-difference keeping the true best; 1 still queued at exit (decided of those that started: 80%); 1 run without a bakeoff of the method (decided of all the runs: 67%)" -- \
     bash bench/audit-eval --from=tests/audit-eval --oracle-min=100
+# --truth=pooled: L.near's two oracle runs (-5.5% narrow, -3.8% wide)
+# pool to -4.7% [-6.8%, -2.6%], not >= 5% (by hand: DerSimonian-Laird)
+check audit-eval-truth-pooled 0 "L.near                       -4.7% [-6.8%, -2.6%]           -                  inline4x      3       2     0        0       1       0     0" -- \
+    bash bench/audit-eval --from=tests/audit-eval --truth=pooled
+check audit-eval-truth-pooled-count 0 "true difference >= 5%: 6 bakeoffs, 4 decided (67%)" -- bash bench/audit-eval --from=tests/audit-eval --truth=pooled
+check audit-eval-truth-bad 2 "truth must be narrowest or pooled" -- bash bench/audit-eval --truth=median Fake
 check audit-eval-oracle-min-bad 2 "oracle-min must be a positive number" -- bash bench/audit-eval --oracle-min=x Fake
 # --verify's judging: tests/audit-eval/custom's verify runs (README.md)
 check audit-eval-verify 0 "verify custom: 4 winners: 1 correct, 1 wrong, 1 where the interval after includes 0, 1 unjudged" -- \
