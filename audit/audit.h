@@ -112,6 +112,7 @@ typedef struct AuConfig {
     bool verify;              /* audit.verify: after a decision, sample on as the oracle */
     bool restart;             /* audit.restart: samples start over at a JIT install (analysis.c) */
     bool wait_jit;            /* audit.wait_jit: no decision while a callee is queued in the JIT */
+    bool hurry_jit;           /* audit.hurry_jit: such a callee compiles first (bakeoff.c) */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
     double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */

@@ -111,6 +111,7 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         .verify = tun->audit_verify != 0,
         .restart = tun->audit_restart != 0,
         .wait_jit = tun->audit_wait_jit != 0,
+        .hurry_jit = tun->audit_hurry_jit != 0,
         .min_cycles = (double)tun->audit_min_cycles,
         .paired = tun->audit_paired != 0,
         .max_overhead = tun->audit_max_overhead / 10000.0,

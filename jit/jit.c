@@ -318,16 +318,20 @@ static void install(Jit *jit, JitRequest *rq, JitResult *res, double t_start)
     follow_up(jit, rq);
 }
 
-bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab)
+bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab, bool hurry)
 {
     if (!jit || !jit->state)
         return false;
     bool waits = false;
     pthread_mutex_lock(&jit->mu);
-    for (uint32_t i = 0; i < tab->ncallees && i < JIT_MAX_CALLEES && !waits; i++) {
+    for (uint32_t i = 0; i < tab->ncallees && i < JIT_MAX_CALLEES && (hurry || !waits); i++) {
         const VmMethod *m = tab->callees[i];
-        waits = m->index < jit->nmethods && jit->state[m->index] == JIT_M_QUEUED &&
-                __atomic_load_n(&m->entry, __ATOMIC_RELAXED) == vm_interp_entry;
+        if (m->index < jit->nmethods && jit->state[m->index] == JIT_M_QUEUED &&
+            __atomic_load_n(&m->entry, __ATOMIC_RELAXED) == vm_interp_entry) {
+            waits = true;
+            if (hurry)
+                jit_hurry_locked(jit, m);
+        }
     }
     pthread_mutex_unlock(&jit->mu);
     return waits;

@@ -59,6 +59,7 @@ typedef struct JitRequest {
     double t_seen;          /*   and when */
     const VmInsn *osr_pc;   /* OSR: also an entry at this loop header; NULL = none */
     bool osr_only;          /*   and only that one (JitResult.entry stays NULL) */
+    bool urgent;            /* first in the queue, whatever its priority (jit_bakeoff_waits) */
 } JitRequest;
 
 /* What a compile produced and what it cost. */
@@ -166,8 +167,9 @@ typedef struct JitBakeoffTable {
 bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m);
 /* Whether one of tab's listed callees is queued or compiling in jit (its
  * entry not yet installed): the auditor holds the bakeoff's decision
- * until it is (audit.wait_jit).  False without a JIT. */
-bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab);
+ * until it is (audit.wait_jit).  With hurry, those still queued go first
+ * in the queue (audit.hurry_jit).  False without a JIT. */
+bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab, bool hurry);
 
 /* The dispatcher's slow path: its countdown went below zero. */
 typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);

@@ -15,7 +15,9 @@
  * interpreted callers call most ahead of the big methods that run longest:
  * Richards' task bodies came last, 0.4-1 s into the run.  A method whose
  * callers have meanwhile been compiled with it inlined stops growing and
- * waits, possibly forever.  Ties go to the older request (lower id).  Up to
+ * waits, possibly forever.  Ties go to the older request (lower id).  A
+ * request the auditor hurries (jit_hurry_locked: a bakeoff waits for its
+ * install, audit.hurry_jit) goes before all others.  Up to
  * jit.batch of the first are taken at once and compiled as one unit: one gcc
  * run, one as/ld/dlopen, so the fixed cost of each is shared.  Only while
  * their bytecode adds up to jit.batch_bytecode, though: gcc's time grows
@@ -50,6 +52,8 @@
 
 static bool before(const JitRequest *a, const JitRequest *b)
 {
+    if (a->urgent != b->urgent)
+        return a->urgent;
     return a->priority > b->priority || (a->priority == b->priority && a->id < b->id);
 }
 
@@ -164,6 +168,19 @@ bool jit_upgrade_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
         return true;
     }
     return false;
+}
+
+void jit_hurry_locked(Jit *jit, const VmMethod *m)
+{
+    for (size_t i = 0; i < jit->nheap; i++) {
+        JitRequest *rq = &jit->heap[i];
+        if (rq->m != m || rq->urgent)
+            continue;
+        rq->urgent = true;
+        jit_log(jit, "hurried #%llu %s (a bakeoff waits for it)", (unsigned long long)rq->id, m->name);
+        sift_up(jit->heap, i);
+        return;
+    }
 }
 
 void jit_enqueue(Jit *jit, VmMethod *m)

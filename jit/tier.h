@@ -120,6 +120,9 @@ bool jit_push_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc);
 /* Under mu: gives m's queued (not yet compiling) request the OSR header;
  * false when m has no queued request or it has one already. */
 bool jit_upgrade_locked(Jit *jit, VmMethod *m, const VmInsn *osr_pc);
+/* Under mu: m's queued (not yet compiling) request, if any, goes before
+ * every request not urgent (JitRequest.urgent). */
+void jit_hurry_locked(Jit *jit, const VmMethod *m);
 /* Stops the thread: the compile in progress finishes, the rest is dropped. */
 void jit_thread_stop(Jit *jit);
 

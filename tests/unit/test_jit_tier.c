@@ -245,13 +245,13 @@ TEST(jit_bakeoff_waits_for_queued_callee)
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     JitBakeoffTable tab;
     memset(&tab, 0, sizeof tab);
-    CHECK(!jit_bakeoff_waits(jit, &tab));
-    CHECK(!jit_bakeoff_waits(NULL, &tab));
+    CHECK(!jit_bakeoff_waits(jit, &tab, false));
+    CHECK(!jit_bakeoff_waits(NULL, &tab, false));
     tab.callees[tab.ncallees++] = test_method(vm, "a");   /* queued while paused */
-    CHECK(jit_bakeoff_waits(jit, &tab));
+    CHECK(jit_bakeoff_waits(jit, &tab, false));
     jit_test_pause(jit, false);
     jit_test_wait_idle(jit);
-    CHECK(!jit_bakeoff_waits(jit, &tab));   /* compiled and installed */
+    CHECK(!jit_bakeoff_waits(jit, &tab, false));   /* compiled and installed */
     jit_free(jit);
     test_unload(vm);
 }
@@ -278,6 +278,37 @@ TEST(jit_queue_work_before_calls)
         CHECK_STR(stub_order[1]->name, "big");
         CHECK_STR(stub_order[2]->name, "tiny");
     }
+    jit_free(jit);
+    test_unload(vm);
+}
+
+/* audit.hurry_jit: a callee a bakeoff waits for (jit_bakeoff_waits with
+ * hurry) goes before the queue's order by work: tiny, last by work
+ * (jit_queue_work_before_calls), compiles first. */
+TEST(jit_queue_hurried_first)
+{
+    Vm *vm = load_text(PROGRAM_WORK, 5, 0);
+    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}) : NULL;
+    if (!jit) {
+        test_unload(vm);
+        return;
+    }
+    char out[256];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_INT(jit_test_stats(jit).queued, 3);
+    JitBakeoffTable tab;
+    memset(&tab, 0, sizeof tab);
+    tab.callees[tab.ncallees++] = test_method(vm, "tiny");
+    CHECK(jit_bakeoff_waits(jit, &tab, true));
+    jit_test_pause(jit, false);
+    jit_test_wait_idle(jit);
+    CHECK_INT(stub_n, 3);
+    if (stub_n == 3) {
+        CHECK_STR(stub_order[0]->name, "tiny");
+        CHECK_STR(stub_order[1]->name, "main");
+        CHECK_STR(stub_order[2]->name, "big");
+    }
+    CHECK(!jit_bakeoff_waits(jit, &tab, true));
     jit_free(jit);
     test_unload(vm);
 }
