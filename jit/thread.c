@@ -174,11 +174,13 @@ void jit_hurry_locked(Jit *jit, const VmMethod *m)
 {
     for (size_t i = 0; i < jit->nheap; i++) {
         JitRequest *rq = &jit->heap[i];
-        if (rq->m != m || rq->urgent)
+        if (rq->m != m)
             continue;
-        rq->urgent = true;
-        jit_log(jit, "hurried #%llu %s (a bakeoff waits for it)", (unsigned long long)rq->id, m->name);
-        sift_up(jit->heap, i);
+        if (!rq->urgent) {   /* once: asked again every round while it waits */
+            rq->urgent = true;
+            jit_log(jit, "hurried #%llu %s (a bakeoff waits for it)", (unsigned long long)rq->id, m->name);
+            sift_up(jit->heap, i);
+        }
         return;
     }
 }
