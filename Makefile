@@ -25,7 +25,7 @@ SW_OBJ   := $(filter-out build/vm/interp.o,$(VM_OBJ)) build/switch/interp.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
 
-.PHONY: all setup test demo bench bench-quick bench-interp bench-compile bench-jit clean
+.PHONY: all setup test demo bench bench-quick bench-interp bench-compile bench-jit bench-audit clean
 all: bin/tally bin/tally-switch
 
 bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
@@ -115,6 +115,12 @@ bench-jit: setup
 	@if bin/tally --help 2>&1 | grep -q -- --jit; then \
 		TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/run.sh; \
 	else TALLY_CONFIGS="" bash bench/kernels/run.sh; fi
+
+# The auditor's dispatcher goal (bench/audit-overhead): the countdown test
+# against dispatchers without it, on the AWFY suite, with 95% intervals.
+bench-audit: setup
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/audit-overhead
 
 clean:
 	rm -rf build bin

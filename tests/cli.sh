@@ -608,6 +608,49 @@ check audit-eval-verify 0 "verify custom: 4 winners: 1 correct, 1 wrong, 1 where
     bash bench/audit-eval --from=tests/audit-eval
 check audit-eval-verify-nodiff 0 "verify custom: 2 no-difference: 1 correct, 1 wrong, 0 where it straddles -1%, 0 unjudged" -- \
     bash bench/audit-eval --from=tests/audit-eval
+# bench/audit-overhead's reading of runs and its statistics, on
+# hand-written harness outputs (tests/audit-overhead/README.md)
+bash bench/audit-overhead --from=tests/audit-overhead >"$D/ovh.out" 2>&1
+if diff -u tests/audit-overhead/expected.txt "$D/ovh.out" >"$D/ovh.diff"; then
+    echo "PASS audit-overhead-from"
+else
+    echo "FAIL audit-overhead-from: $(head -c 400 "$D/ovh.diff")"
+fi
+# its runs: each configuration's options, rounds pinned, a failed run
+# reported and left out; a stand-in for tally records its arguments and
+# prints two iterations (it fails the runs whose options hold $FAKE_FAIL)
+cat >"$D/fake-tally-ovh" <<EOF
+#!/bin/sh
+[ "\$1" = --help ] && { echo "audit.prologue"; exit 0; }
+echo "\$*" >>"$D/ovh.args"
+case "\$*" in *"\${FAKE_FAIL:-none}"*) exit 3 ;; esac
+echo "Towers: iterations=1 runtime: 100us"; echo "Towers: iterations=1 runtime: 100us"
+EOF
+chmod +x "$D/fake-tally-ovh"
+rm -f "$D/ovh.args"
+TALLY=$D/fake-tally-ovh bash bench/audit-overhead --rounds=2 --pin --configs=A,B0,B,S Towers=1:1 >"$D/ovh.out" 2>&1
+st=$?
+a=$D/ovh.args c1=$((1 % $(nproc)))
+if [[ $st == 0 && $(grep -c . "$a") == 8 && $(grep -c -- '--jit=sync' "$a") == 8 && $(grep -c 'audit.prologue=0' "$a") == 2 &&
+    $(grep -c 'audit.prologue=0.*audit.sample_every=0\|audit.sample_every=0.*audit.prologue=0' "$a") == 2 &&
+    $(grep -c 'audit.oracle=1' "$a") == 2 && $(grep -c -- '--audit=aa' "$a") == 6 &&
+    $(grep -c "vm.cpu=0 " "$a") == 4 && $(grep -c "vm.cpu=$c1 " "$a") == 4 && $(head -4 "$a" | grep -c "vm.cpu=0 ") == 4 ]] &&
+    grep -q '^dispatcher, sampling off (B/B0): geomean 1.000, .* 1 benchmarks, 2 rounds$' "$D/ovh.out"; then
+    echo "PASS audit-overhead-runs"
+else
+    echo "FAIL audit-overhead-runs: status $st: $(head -c 300 "$a" 2>/dev/null) $(tail -3 "$D/ovh.out")"
+fi
+FAKE_FAIL=audit.oracle=1 TALLY=$D/fake-tally-ovh bash bench/audit-overhead --rounds=1 --configs=B,S Towers=1:1 >"$D/ovh.out" 2>&1
+st=$?
+if [[ $st == 1 ]] && grep -q 'FAILED S Towers round 1: status 3' "$D/ovh.out" && grep -q '^Towers *- *$' "$D/ovh.out" &&
+    ! grep -q 'S/B)' "$D/ovh.out"; then
+    echo "PASS audit-overhead-failed-run"
+else
+    echo "FAIL audit-overhead-failed-run: status $st: $(tail -4 "$D/ovh.out")"
+fi
+check audit-overhead-rounds-bad 2 "rounds must be a positive number" -- bash bench/audit-overhead --rounds=0 Towers
+check audit-overhead-configs-bad 2 "bad --configs 'A,C'" -- bash bench/audit-overhead --configs=A,C Towers
+check audit-overhead-unknown 2 "no benchmark bench/awfy/Nope.tl" -- bash bench/audit-overhead Nope
 check audit-verify-oracle 2 "tunable 'audit.verify' samples on after the online test's decision; audit.oracle makes none" -- \
     $T --audit=aa -X audit.verify=1 -X audit.oracle=1 run "$D/ok.tla"
 check help-audit-verify 0 "audit.verify" -- $T --help
