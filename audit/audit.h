@@ -503,15 +503,16 @@ typedef struct AuPolicyParams {
     int32_t reset;             /* clean calls between bursts; < 0: never time */
     int32_t burst;             /* timed calls per burst, ≥ 1 */
     int32_t spread;            /* a burst's gap: reset ± spread, uniform */
-    uint32_t seed;             /* of the threads' gap generators (0: 1) */
+    uint32_t seed;             /* of the threads' generators (0: 1) */
 } AuPolicyParams;
 
 /* Per thread and per policy slot; zero is a valid start. */
 typedef struct AuPolicyState {
     int32_t countdown;
     int32_t variant;
-    uint32_t rng;              /* xorshift32 of the gaps; 0: not seeded */
+    uint32_t rng;              /* xorshift32 of the gaps and the order; 0: not seeded */
     int32_t timing;            /* the variant the timed wrapper runs (slow path) */
+    int32_t done;              /* bit k: variant k timed this round (policy.c) */
 } AuPolicyState;
 
 #define AU_CLEAN (-1)

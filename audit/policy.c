@@ -7,7 +7,22 @@
  * Per thread the calls cycle through: a gap of about `reset` clean calls,
  * then a burst of `burst` timed calls to one variant, then the next
  * variant (rotation among the N).  Bursts keep a rarely-run variant's code
- * warm for the calls that are measured.  reset is burst·(sample_every − 1)
+ * warm for the calls that are measured.
+ *
+ * The rotation's order is drawn anew every round (every variant once,
+ * never the same one twice in a row, across rounds too), from the
+ * thread's generator.  A fixed order 0, 1, …, N−1 gave every variant the
+ * same predecessor every time, and what ran just before a burst changes
+ * it: on an Intel Xeon a copy ran 1.5% slower after the burst of a copy
+ * at the same page offset, and with copies c·N + k in order the two
+ * variants' copies of an A/A bakeoff were timed after such a neighbour
+ * unequally, variant 0 never.  Variant 0 was ahead in every one of ten
+ * A/A runs of Json's read (by 0.2-4.6% per copy; three "winners"), and in
+ * the A/A passes 227 of 326 no-differences and all 4 winners.  Both arms
+ * pointed at one code, the one timed right after its twin ran 3-4%
+ * faster; with the order drawn at random, ten runs read −0.5% … +0.4%
+ * (docs/audit-measurements.md).  A drawn order gives every variant the
+ * same distribution of predecessors, whatever the processor does.  reset is burst·(sample_every − 1)
  * on average, so 1 call in sample_every is timed whatever the burst
  * length; the analysis thread re-draws both with a random ε every round
  * so sampling cannot lock onto a periodic pattern of the program.
@@ -32,11 +47,23 @@
 
 #include <stdint.h>
 
+_Static_assert(AU_MAX_VARIANTS * AU_MAX_COPIES < 32, "AuPolicyState.done: one bit per variant copy");
+
 static __thread AuPolicyState policy_tls[AU_MAX_SLOTS];
 
 AuPolicyState *au_policy_state(int slot)
 {
     return slot >= 0 && slot < AU_MAX_SLOTS ? &policy_tls[slot] : NULL;
+}
+
+/* The thread's xorshift32, seeded from p->seed at its first use. */
+static uint32_t draw(AuPolicyState *st, const AuPolicyParams *p)
+{
+    uint32_t x = st->rng ? st->rng : (p->seed ? p->seed : 1);
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return st->rng = x;
 }
 
 /* reset ± spread, uniform, never below 0. */
@@ -45,13 +72,26 @@ static int32_t gap(AuPolicyState *st, const AuPolicyParams *p, int32_t reset)
     int32_t spread = __atomic_load_n(&p->spread, __ATOMIC_RELAXED);
     if (spread <= 0 || spread > reset)
         return reset;
-    uint32_t x = st->rng ? st->rng : (p->seed ? p->seed : 1);
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    st->rng = x;
+    uint32_t x = draw(st, p);
     int64_t g = reset - spread + (int64_t)(((uint64_t)x * (uint64_t)(2 * (int64_t)spread + 1)) >> 32);
     return g < 0 ? 0 : (int32_t)g;
+}
+
+/* The variant after k's burst: one not yet timed this round (st->done;
+ * a new round once all were), at random, never k itself (n ≥ 2).  A
+ * zero state is a fresh round. */
+static int next_variant(AuPolicyState *st, const AuPolicyParams *p, int k, int n)
+{
+    uint32_t all = (1u << n) - 1, self = 1u << k;
+    uint32_t done = ((uint32_t)st->done & all) | self;
+    if (done == all)
+        done = 0;
+    uint32_t may = all & ~done & ~self;
+    int i = (int)(((uint64_t)draw(st, p) * (uint64_t)__builtin_popcount(may)) >> 32);
+    while (i-- > 0)
+        may &= may - 1;                    /* drop the lowest set bit */
+    st->done = (int32_t)done;
+    return __builtin_ctz(may);
 }
 
 int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
@@ -71,7 +111,7 @@ int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
         k = 0;
     if (st->countdown <= -burst) {         /* the burst's last timed call */
         st->countdown = gap(st, p, reset);
-        st->variant = k + 1 < nvariants ? k + 1 : 0;
+        st->variant = nvariants > 1 ? next_variant(st, p, k, nvariants) : 0;
     } else {
         st->variant = k;
     }

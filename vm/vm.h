@@ -505,11 +505,11 @@ struct VmThread {
     jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
     int status;                   /* exit status after unwinding */
     /* The auditor's dispatch state of this thread, one {countdown,
-     * variant, rng, timing} (an AuPolicyState, audit/audit.h) per slot;
+     * variant, rng, timing, done} (an AuPolicyState, audit/audit.h) per slot;
      * zero is a valid start.  In the thread, not thread-local storage, so
      * that a dispatcher reaches its countdown from its t argument with one
      * decrement of memory, whichever thread calls it. */
-    int32_t audit[VM_AUDIT_SLOTS][4];
+    int32_t audit[VM_AUDIT_SLOTS][5];
     /* Calls of a probed method on this thread's stack (audit/probe.c):
      * only the outermost is timed, as a dispatcher times only calls from
      * outside the method. */

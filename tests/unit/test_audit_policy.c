@@ -1,6 +1,7 @@
 /* tests/unit/test_audit_policy.c — the dispatch policy (audit/policy.c):
- * clean vs timed calls, burst lengths, rotation among variants, the random
- * ε of every analysis round, sampling off, per-thread state. */
+ * clean vs timed calls, burst lengths, rotation among variants in a drawn
+ * order, the random ε of every analysis round, sampling off, per-thread
+ * state. */
 #include "audit.h"
 #include "test.h"
 
@@ -56,7 +57,7 @@ static void run(Tally *t, AuPolicyState *st, AuPolicyParams *p, int n, long call
 }
 
 /* Fixed parameters: exactly 1 call in 20 timed, bursts of exactly 4,
- * variants in turn, the same count for each. */
+ * variants in rounds, the same count for each. */
 TEST(audit_policy_counts)
 {
     AuPolicyParams p;
@@ -78,14 +79,20 @@ TEST(audit_policy_counts)
     for (int i = 0; i < 64; i++)
         CHECK_INT(t.order[i], i % 2);
 
-    /* three variants rotate 0, 1, 2, 0, ... */
+    /* three variants: every round of three bursts has each once, never
+     * one twice in a row, and not always in one order */
     st = (AuPolicyState){0};
     run(&t, &st, &p, 3, 60000, 0, &rng, 20, 4, 0);
     CHECK_INT(t.timed, 3000);
     for (int k = 0; k < 3; k++)
         CHECK_INT(t.per_variant[k], 1000);
-    for (int i = 0; i < 64; i++)
-        CHECK_INT(t.order[i], i % 3);
+    int orders = 0;
+    for (int i = 0; i + 3 <= 63; i += 3) {
+        CHECK_INT((1 << t.order[i]) | (1 << t.order[i + 1]) | (1 << t.order[i + 2]), 7);
+        CHECK(t.order[i + 3] != t.order[i + 2]);
+        orders |= 1 << (t.order[i] * 3 + t.order[i + 1]);
+    }
+    CHECK(__builtin_popcount(orders) >= 4);
 
     /* burst 1 and 1 timed call in 2 */
     au_policy_perturb(&p, 2, 1, 0, &rng);
@@ -93,6 +100,52 @@ TEST(audit_policy_counts)
     run(&t, &st, &p, 2, 1000, 0, &rng, 2, 1, 0);
     CHECK_INT(t.timed, 500);
     CHECK_INT(t.burst_max, 1);
+}
+
+/* Every call a burst of one, four variants (two variants, two copies):
+ * each round of four has each once, never one twice in a row, and each
+ * variant's predecessor is each other variant a third of the time, as
+ * audit/policy.c wants: a fixed order gave variant 1 the predecessor at
+ * its own page offset every time (0, 1, 2, 3: copies c·2 + k).  The same
+ * seed gives the same order. */
+TEST(audit_policy_order)
+{
+    enum { N = 4, CALLS = 120000 };
+    AuPolicyParams p = {.reset = 0, .burst = 1, .seed = 5};
+    AuPolicyState st = {0};
+    long after[N][N] = {{0}};
+    uint64_t h = 0;
+    int prev = -1, round = 0;
+    for (int i = 0; i < CALLS; i++) {
+        int k = au_policy_next(&st, &p, N);
+        CHECK(k >= 0 && k < N && k != prev);
+        round |= 1 << k;
+        if (i % N == N - 1) {
+            CHECK_INT(round, (1 << N) - 1);
+            round = 0;
+        }
+        if (prev >= 0)
+            after[k][prev]++;
+        h = h * 31 + (uint64_t)k;
+        prev = k;
+    }
+    for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            if (j != k) {   /* 30,000 bursts each: a third is 10,000, sd 82 */
+                double share = (double)after[k][j] / (CALLS / N);
+                CHECK(share > 1 / 3.0 - 0.02 && share < 1 / 3.0 + 0.02);
+            }
+    st = (AuPolicyState){0};
+    uint64_t h2 = 0;
+    for (int i = 0; i < CALLS; i++)
+        h2 = h2 * 31 + (uint64_t)au_policy_next(&st, &p, N);
+    CHECK(h2 == h);
+    /* a state left by a bakeoff with more variants still gives rounds */
+    st = (AuPolicyState){.countdown = 0, .variant = 1, .done = 0x7f};
+    round = 0;
+    for (int i = 0; i < 2; i++)
+        round |= 1 << au_policy_next(&st, &p, 2);
+    CHECK_INT(round, 3);
 }
 
 /* With the ε redrawn every 10,000 calls (jitter 25%): bursts of 3–5, the
