@@ -512,7 +512,7 @@ typedef struct AuPolicyState {
     int32_t variant;
     uint32_t rng;              /* xorshift32 of the gaps and the order; 0: not seeded */
     int32_t timing;            /* the variant the timed wrapper runs (slow path) */
-    int32_t done;              /* bit k: variant k timed this round (policy.c) */
+    int32_t done;              /* bit k: variant k timed this cycle of the rotation */
 } AuPolicyState;
 
 #define AU_CLEAN (-1)

@@ -7,25 +7,25 @@
  * Per thread the calls cycle through: a gap of about `reset` clean calls,
  * then a burst of `burst` timed calls to one variant, then the next
  * variant (rotation among the N).  Bursts keep a rarely-run variant's code
- * warm for the calls that are measured.
- *
- * The rotation's order is drawn anew every round (every variant once,
- * never the same one twice in a row, across rounds too), from the
- * thread's generator.  A fixed order 0, 1, …, N−1 gave every variant the
- * same predecessor every time, and what ran just before a burst changes
- * it: on an Intel Xeon a copy ran 1.5% slower after the burst of a copy
- * at the same page offset, and with copies c·N + k in order the two
- * variants' copies of an A/A bakeoff were timed after such a neighbour
- * unequally, variant 0 never.  Variant 0 was ahead in every one of ten
- * A/A runs of Json's read (by 0.2-4.6% per copy; three "winners"), and in
- * the A/A passes 227 of 326 no-differences and all 4 winners.  Both arms
- * pointed at one code, the one timed right after its twin ran 3-4%
- * faster; with the order drawn at random, ten runs read −0.5% … +0.4%
- * (docs/audit-measurements.md).  A drawn order gives every variant the
- * same distribution of predecessors, whatever the processor does.  reset is burst·(sample_every − 1)
+ * warm for the calls that are measured.  reset is burst·(sample_every − 1)
  * on average, so 1 call in sample_every is timed whatever the burst
  * length; the analysis thread re-draws both with a random ε every round
  * so sampling cannot lock onto a periodic pattern of the program.
+ *
+ * The rotation's order is drawn anew for every cycle of it (each variant
+ * once, never one twice in a row, across cycles too), from the thread's
+ * generator.  A fixed order 0, 1, …, N−1 gave every variant the same
+ * predecessor every time, and what ran just before a burst changes it:
+ * on an Intel Xeon a copy ran 1.5% slower after the burst of the other
+ * variant's copy at the same page offset, and with copies c·N + k in
+ * order only variant 1's copies ever followed one.  Variant 0 was ahead
+ * in every one of ten A/A runs of Json's read (by 0.2-4.6% per copy;
+ * three "winners"), and in the A/A passes in 227 of 326 no-differences
+ * and all 4 winners.  Both arms pointed at one code, the one timed right
+ * after its twin ran 3-4% faster.  With each cycle's order drawn, ten
+ * runs read −0.9% … +1.7%, all no-differences (docs/audit-measurements.md,
+ * "Variant 0's bias").  A drawn order gives every variant the same
+ * distribution of predecessors, whatever the processor does with them.
  *
  * With a jitter, each gap is also drawn anew, uniform in reset ± spread
  * (spread = reset: 0 … 2·reset, the same mean), from a per-thread
@@ -77,9 +77,9 @@ static int32_t gap(AuPolicyState *st, const AuPolicyParams *p, int32_t reset)
     return g < 0 ? 0 : (int32_t)g;
 }
 
-/* The variant after k's burst: one not yet timed this round (st->done;
- * a new round once all were), at random, never k itself (n ≥ 2).  A
- * zero state is a fresh round. */
+/* The variant after k's burst: one not yet timed in this cycle of the
+ * rotation (st->done; a new cycle once all were), at random, never k
+ * itself (n ≥ 2).  A zero state is a fresh cycle. */
 static int next_variant(AuPolicyState *st, const AuPolicyParams *p, int k, int n)
 {
     uint32_t all = (1u << n) - 1, self = 1u << k;

@@ -57,7 +57,7 @@ static void run(Tally *t, AuPolicyState *st, AuPolicyParams *p, int n, long call
 }
 
 /* Fixed parameters: exactly 1 call in 20 timed, bursts of exactly 4,
- * variants in rounds, the same count for each. */
+ * variants in cycles of the rotation, the same count for each. */
 TEST(audit_policy_counts)
 {
     AuPolicyParams p;
@@ -79,7 +79,7 @@ TEST(audit_policy_counts)
     for (int i = 0; i < 64; i++)
         CHECK_INT(t.order[i], i % 2);
 
-    /* three variants: every round of three bursts has each once, never
+    /* three variants: every cycle of three bursts has each once, never
      * one twice in a row, and not always in one order */
     st = (AuPolicyState){0};
     run(&t, &st, &p, 3, 60000, 0, &rng, 20, 4, 0);
@@ -103,7 +103,7 @@ TEST(audit_policy_counts)
 }
 
 /* Every call a burst of one, four variants (two variants, two copies):
- * each round of four has each once, never one twice in a row, and each
+ * each cycle of four has each once, never one twice in a row, and each
  * variant's predecessor is each other variant a third of the time, as
  * audit/policy.c wants: a fixed order gave variant 1 the predecessor at
  * its own page offset every time (0, 1, 2, 3: copies c·2 + k).  The same
@@ -115,14 +115,14 @@ TEST(audit_policy_order)
     AuPolicyState st = {0};
     long after[N][N] = {{0}};
     uint64_t h = 0;
-    int prev = -1, round = 0;
+    int prev = -1, cycle = 0;
     for (int i = 0; i < CALLS; i++) {
         int k = au_policy_next(&st, &p, N);
         CHECK(k >= 0 && k < N && k != prev);
-        round |= 1 << k;
+        cycle |= 1 << k;
         if (i % N == N - 1) {
-            CHECK_INT(round, (1 << N) - 1);
-            round = 0;
+            CHECK_INT(cycle, (1 << N) - 1);
+            cycle = 0;
         }
         if (prev >= 0)
             after[k][prev]++;
@@ -140,12 +140,12 @@ TEST(audit_policy_order)
     for (int i = 0; i < CALLS; i++)
         h2 = h2 * 31 + (uint64_t)au_policy_next(&st, &p, N);
     CHECK(h2 == h);
-    /* a state left by a bakeoff with more variants still gives rounds */
+    /* a state left by a bakeoff with more variants still gives cycles */
     st = (AuPolicyState){.countdown = 0, .variant = 1, .done = 0x7f};
-    round = 0;
+    cycle = 0;
     for (int i = 0; i < 2; i++)
-        round |= 1 << au_policy_next(&st, &p, 2);
-    CHECK_INT(round, 3);
+        cycle |= 1 << au_policy_next(&st, &p, 2);
+    CHECK_INT(cycle, 3);
 }
 
 /* With the ε redrawn every 10,000 calls (jitter 25%): bursts of 3–5, the
