@@ -111,7 +111,8 @@ int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
         k = 0;
     if (st->countdown <= -burst) {         /* the burst's last timed call */
         st->countdown = gap(st, p, reset);
-        st->variant = nvariants > 1 ? next_variant(st, p, k, nvariants) : 0;
+        st->variant = nvariants > 31 ? (k + 1) % nvariants   /* more than AuPolicyState.done holds */
+                      : nvariants > 1 ? next_variant(st, p, k, nvariants) : 0;
     } else {
         st->variant = k;
     }

@@ -140,6 +140,12 @@ TEST(audit_policy_order)
     for (int i = 0; i < CALLS; i++)
         h2 = h2 * 31 + (uint64_t)au_policy_next(&st, &p, N);
     CHECK(h2 == h);
+    /* more variants than the state's bits: in turn, never out of range */
+    st = (AuPolicyState){0};
+    for (int i = 0; i < 100; i++) {
+        int k = au_policy_next(&st, &p, 40);
+        CHECK_INT(k, i % 40);
+    }
     /* a state left by a bakeoff with more variants still gives cycles */
     st = (AuPolicyState){.countdown = 0, .variant = 1, .done = 0x7f};
     cycle = 0;
