@@ -140,6 +140,7 @@ static void *thread_main(void *arg)
 {
     AuAnalysis *a = arg;
     struct timespec next;
+    pthread_setname_np(pthread_self(), "tally-analysis");
     clock_gettime(CLOCK_MONOTONIC, &next);
     long step_ns = (long)(a->cfg.interval * 1e9);
     if (step_ns < 100000)

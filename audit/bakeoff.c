@@ -1177,6 +1177,7 @@ static void on_install(void *ctx, VmMethod *m)
 static void *bakeoff_thread(void *arg)
 {
     AuAuditor *au = arg;
+    pthread_setname_np(pthread_self(), "tally-bakeoff");
     /* not registered with the collector, as the JIT's compile thread
      * (jit/thread.c): it allocates nothing from the GC heap */
     long step_ns = (long)(au->cfg.interval * 1e9);

@@ -203,6 +203,7 @@ void jit_enqueue(Jit *jit, VmMethod *m)
 static void *compile_thread(void *arg)
 {
     Jit *jit = arg;
+    pthread_setname_np(pthread_self(), "tally-jit");
     pthread_mutex_lock(&jit->mu);
     bool was_idle = true;   /* no unit yet counts as an idle spell */
     for (;;) {

@@ -682,6 +682,62 @@ if [[ $st == 1 ]] && grep -q 'FAILED S Towers round 1: status 3' "$D/ovh.out" &&
 else
     echo "FAIL audit-overhead-failed-run: status $st: $(tail -4 "$D/ovh.out")"
 fi
+# bench/audit-sampling's shares, on hand-written per-symbol counts
+# (tests/audit-sampling/README.md); a failed run makes the status 1
+bash bench/audit-sampling --from=tests/audit-sampling >"$D/smp.out" 2>"$D/smp.err"
+st=$?
+if [[ $st == 1 ]] && diff -u tests/audit-sampling/expected.txt "$D/smp.out" >"$D/smp.diff" &&
+    grep -q 'failed run (no samples): tests/audit-sampling/aa/X.1.syms' "$D/smp.err"; then
+    echo "PASS audit-sampling-from"
+else
+    echo "FAIL audit-sampling-from: status $st: $(head -c 400 "$D/smp.diff") $(head -2 "$D/smp.err")"
+fi
+# its runs: a stand-in for perf runs the command and gives canned samples
+# (the program thread's, tally-run, and the compile thread's, which do
+# not count); a stand-in for tally records its arguments, leaves a unit
+# directory as -X jit.dump=units does, and fails when its options hold
+# $FAKE_FAIL.  Each run's units are removed once perf has named them.
+cat >"$D/fake-perf" <<'EOF'
+#!/bin/sh
+case "$1" in
+record)
+    while [ "$1" != -- ]; do shift; done
+    shift
+    exec "$@" ;;
+script)
+    printf '%s\n' '       tally-run 7/9  41 tj1_T_run' '       tally-run 7/9  42 tj1_T_run' \
+        '       tally-run 7/9  43 tj1_T_run' '       tally-run 7/9  44 ta2_t_T_run' \
+        '       tally-jit 7/8  45 ta2_t_T_run' '           tally 7/7  46 main' ;;
+esac
+EOF
+cat >"$D/fake-tally-smp" <<EOF
+#!/bin/sh
+echo "\$*" >>"$D/smp.args"
+mkdir -p "$D/tally-jit-unit\$\$"
+echo "=== jit unit: T.run (#1): $D/tally-jit-unit\$\$" >&2
+case "\$*" in *"\${FAKE_FAIL:-none}"*) exit 3 ;; esac
+echo "Towers: iterations=1 runtime: 100us"
+EOF
+chmod +x "$D/fake-perf" "$D/fake-tally-smp"
+rm -rf "$D/smp.args" "$D"/tally-jit-unit*
+FAKE_FAIL=--audit=aa PERF=$D/fake-perf TALLY=$D/fake-tally-smp bash bench/audit-sampling --clients=inline,aa --runs=2 \
+    Towers=1:1 >"$D/smp.out" 2>"$D/smp.err"
+st=$?
+a=$D/smp.args
+if [[ $st == 1 && $(grep -c . "$a") == 4 && $(grep -c -- '-X jit.dump=units --audit=inline run .*Towers.tl 1 1$' "$a") == 2 &&
+    $(grep -c -- '--audit=aa' "$a") == 2 ]] && ! ls -d "$D"/tally-jit-unit* >/dev/null 2>&1 &&
+    grep -q '^Towers  *25.00% (25.00-25.00) 25.00%, 4  *failed *$' "$D/smp.out" &&
+    grep -q 'FAILED aa Towers run 2: status 3' "$D/smp.err" &&
+    grep -q '^inline: mean over 1 benchmark: timing 25.00%, .* (goal <= 1%: not within)$' "$D/smp.out"; then
+    echo "PASS audit-sampling-runs"
+else
+    echo "FAIL audit-sampling-runs: status $st: $(head -c 300 "$a" 2>/dev/null) $(tail -3 "$D/smp.out") $(tail -2 "$D/smp.err")"
+fi
+check audit-sampling-no-perf 2 "no '/nonexistent/perf' (Debian: apt-get install linux-perf; or set PERF)" -- \
+    env PERF=/nonexistent/perf bash bench/audit-sampling Towers
+check audit-sampling-runs-bad 2 "runs must be a positive number" -- bash bench/audit-sampling --runs=0 Towers
+check audit-sampling-clients-bad 2 "bad --clients 'In-line'" -- bash bench/audit-sampling --clients=In-line Towers
+check audit-sampling-unknown 2 "bench/awfy/Nope.tl" -- bash bench/audit-sampling Nope=1:1
 check audit-overhead-rounds-bad 2 "rounds must be a positive number" -- bash bench/audit-overhead --rounds=0 Towers
 check audit-overhead-configs-bad 2 "bad --configs 'A,C'" -- bash bench/audit-overhead --configs=A,C Towers
 check audit-overhead-unknown 2 "no benchmark bench/awfy/Nope.tl" -- bash bench/audit-overhead Nope

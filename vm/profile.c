@@ -363,6 +363,7 @@ static void *writer_main(void *arg)
 {
     VmStatsWriter *w = arg;
     struct timespec next;
+    pthread_setname_np(pthread_self(), "tally-stats");
     clock_gettime(CLOCK_MONOTONIC, &next);
     for (;;) {
         int r;
