@@ -744,6 +744,22 @@ check audit-overhead-unknown 2 "no benchmark bench/awfy/Nope.tl" -- bash bench/a
 check audit-verify-oracle 2 "tunable 'audit.verify' samples on after the online test's decision; audit.oracle makes none" -- \
     $T --audit=aa -X audit.verify=1 -X audit.oracle=1 run "$D/ok.tla"
 check help-audit-verify 0 "audit.verify" -- $T --help
+# the threads are named (perf report --sort comm, top -H, gdb): the
+# program's, the compile thread, with --audit the auditor's two and
+# with --stats its writer
+printf 'fn main() {\n    var t = 0;\n    for k in 0..4000000000 { t = t + k %% 7; }\n    println(t);\n}\n' >"$D/spin.tl"
+$T --audit=aa --stats="$D/spin.json" run "$D/spin.tl" >/dev/null 2>&1 </dev/null &
+spin=$!
+names=""
+for i in $(seq 50); do
+    sleep 0.1
+    names=$(cat /proc/$spin/task/*/comm 2>/dev/null | sort | tr '\n' ' ')
+    [[ $names == *tally-analysis*tally-bakeoff*tally-jit*tally-run*tally-stats* ]] && break
+done
+kill $spin 2>/dev/null
+wait $spin 2>/dev/null
+if [[ $names == *tally-analysis*tally-bakeoff*tally-jit*tally-run*tally-stats* ]]; then echo "PASS thread-names"
+else echo "FAIL thread-names: threads named '$names'"; fi
 
 # With auditing: bakeoffs[] in the stats file (one per line, valid JSON)
 # and one --log=audit line per event, ids matching
