@@ -55,16 +55,16 @@ lowest_reading() {
         sort -n | head -1
 }
 
-# probe_readings N command...: the lowest_reading of N runs of the
-# command, sorted, one per line (the command sets audit.defer=0 and
-# audit.min_cycles=0); a run without one adds none
-probe_readings() {
+# probe_lowest N command...: the lowest lowest_reading over N runs of the
+# command (which sets audit.defer=0 and audit.min_cycles=0); empty if no
+# run read one
+probe_lowest() {
     local n=$1 i
     shift
     for ((i = 0; i < n; i++)); do
         "$@" >"$D/probe.out" 2>&1 </dev/null
         lowest_reading "$D/probe.out"
-    done | sort -n
+    done | sort -n | head -1
 }
 
 cat >"$D/ok.tla" <<'EOF'
@@ -504,7 +504,7 @@ printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return 
 printf 'fn b(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/defer.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..4000000 { t = t + a(40) + b(40); }\n    println(t);\n}\n' >>"$D/defer.tl"
 DEFER="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 --log=audit"
-read_probe=$(probe_readings 5 $DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl" | head -1)
+read_probe=$(probe_lowest 5 $DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl")
 if [[ -n $read_probe && $read_probe -gt 0 ]]; then
     for try in 1 2 3 4; do
         DM=$((read_probe * 2))
@@ -584,7 +584,7 @@ head -2 "$D/cut.tl" >"$D/hopeless.tl"
 printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 7; } return s; }\n' >>"$D/hopeless.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..10000 {\n        t = t + s1(100000) + s2(100000);\n' >>"$D/hopeless.tl"
 printf '        if k >= 2000 { for j in 0..20 { t = t + a(40); } }\n    }\n    println(t);\n}\n' >>"$D/hopeless.tl"
-read_probe=$(probe_readings 3 $CUT -X audit.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl" | head -1)
+read_probe=$(probe_lowest 3 $CUT -X audit.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl")
 if [[ -n $read_probe && $read_probe -gt 0 ]]; then
     for try in 1 2 3; do
         $CUT -X audit.trim_window=10 -X audit.trim_drop=1 -X audit.min_cycles=$((read_probe * 2)) \
