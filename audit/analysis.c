@@ -20,9 +20,9 @@
  * same code's truth in the same process, on samples the decision did not
  * see.
  *
- * With audit.restart, a bakeoff whose samples began before the JIT
+ * With research.restart, a bakeoff whose samples began before the JIT
  * installed code for one of its callees (au_analysis_code_changed)
- * starts over before its decision (restart()); with audit.wait_jit, its
+ * starts over before its decision (restart()); with research.wait_jit, its
  * decision waits while one of its callees is queued in the JIT
  * (au_analysis_jit_queued, held()).
  *
@@ -63,10 +63,10 @@ typedef struct Bakeoff {
     AuConfirm confirm;         /* a decision waiting for audit.confirm */
     AuOnline online;           /* audit.verify: its decision; outcome ≠ RUNNING once verifying */
     bool code_changed;         /* au_analysis_code_changed since its samples began */
-    int restarted;             /* times its samples started over (audit.restart) */
+    int restarted;             /* times its samples started over (research.restart) */
     uint64_t timed_before;     /* timed calls (au_result_timed_calls) before its last restart */
     bool jit_queued;           /* au_analysis_jit_queued: a callee waits in the JIT's queue */
-    int held;                  /* looks whose decision waited for it (audit.wait_jit) */
+    int held;                  /* looks whose decision waited for it (research.wait_jit) */
 } Bakeoff;
 
 /* Rounds after which a bakeoff that received nothing is tested anyway.
@@ -301,8 +301,8 @@ bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now)
     return i >= 0;
 }
 
-/* audit.wait_jit: whether b's decision waits, a method its variants call
- * being queued or compiling in the JIT.  Why: a restart (audit.restart)
+/* research.wait_jit: whether b's decision waits, a method its variants call
+ * being queued or compiling in the JIT.  Why: a restart (research.restart)
  * sees a callee's install only before the decision.  CD's recurse
  * decided at 1.6-1.9 s with the default 22% faster, while methods its
  * variants reach (Vector2D.minus, putIntoMap, the tree's rotations)
@@ -390,7 +390,7 @@ bool au_analysis_code_changed(AuAnalysis *a, uint32_t id)
     return restarts;
 }
 
-/* Lock held: audit.restart.  Why: a variant's timed call includes its
+/* Lock held: research.restart.  Why: a variant's timed call includes its
  * callees', and while the JIT still compiles the program's hot methods a
  * callee leaves the interpreter in the middle of a bakeoff.  It then
  * costs one variant more than the other where one inlines it, or calls a

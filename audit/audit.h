@@ -51,10 +51,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tunables.h"
+
 #define AU_MAX_VARIANTS 8      /* variants of one bakeoff */
 #define AU_MAX_COPIES 2        /* copies of each variant's code (audit.copies) */
 #define AU_MAX_SLOTS 16        /* bakeoffs sampled at once (policy slots) */
 #define AU_MAX_TRIM_WINDOW 4096
+#define AU_PROBE_MAX 1024      /* timed calls a probe keeps (audit.probe) */
 
 /* ---- outcomes and tests (tables) ----------------------------------------- */
 
@@ -87,44 +90,18 @@ int au_test_parse(const char *s);
 
 /* ---- configuration (the audit.* tunables, in natural units) -------------- */
 
+/* The auditor's settings: a field per row of audit/audit_tunables.def (in
+ * natural units: BP and PCT rows as fractions, MS rows in seconds), then
+ * what au_config_check derives from them. */
 typedef struct AuConfig {
-    AuTest test;
+#define TUNABLE(field, name, kind, deflt, min, max, unit, help) VM_TUN_CTYPE_##kind field;
+#define TUNABLE_STR(field, name, deflt, help) const char *field;
+#include "audit_tunables.def"
+#undef TUNABLE
+#undef TUNABLE_STR
+    AuTest test;              /* audit.test, parsed */
     double alpha;             /* 1 − audit.confidence: error rate of a decision */
-    double equivalence;       /* no-difference margin, a fraction (0.01) */
-    double min_effect;        /* a winner is faster by more than this (0.01) */
-    double mixture;           /* τ of the mixture's narrowest scale, on the log-ratio scale */
-    double mixture_max;       /* its widest scale (scales √10 apart; ≤ mixture: one) */
-    uint64_t min_samples;     /* per variant, kept, before any test */
-    uint64_t max_samples;     /* per variant; 0 = no sample budget */
-    double timeout;           /* seconds of sampling time; 0 = none */
-    double quantum;           /* seconds of a turn (audit.quantum_ms); 0 = no turns */
-    uint32_t trim_window;     /* samples per trimming window (per variant) */
-    uint32_t trim_drop;       /* slowest samples dropped per window */
-    double interval;          /* seconds between two analysis rounds */
-    int32_t sample_every;     /* 1 timed call in this many; 0 = never */
-    int32_t burst;            /* timed calls in a row to one variant */
-    int32_t warmup;           /* of which the first this many are not estimated */
-    int32_t copies;           /* of each variant's code, timed in rotation */
-    int32_t jitter;           /* percent of random change of both, per round */
-    uint64_t seed;            /* policy randomness; 0 = from the clock */
-    uint32_t buffer_slots;    /* ring buffer slots per thread (power of 2) */
-    bool oracle;              /* no early stop: one test at max_samples */
-    bool verify;              /* audit.verify: after a decision, sample on as the oracle */
-    bool restart;             /* audit.restart: samples start over at a JIT install (analysis.c) */
-    bool wait_jit;            /* audit.wait_jit: no decision while a callee is queued in the JIT */
-    bool hurry_jit;           /* audit.hurry_jit: such a callee compiles first (bakeoff.c) */
-    double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
-    double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
-    double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
     double cycles_hz;         /* the cycle counter's rate; 0 = measured (tests set it) */
-    bool paired;              /* audit.paired: variances from paired windows */
-    double futility;          /* audit.futility as a factor (2.0); 0 = off */
-    double confirm;           /* audit.confirm as a factor (2.0); 0 = off */
-    bool confirm_fresh;       /* audit.confirm_fresh: the samples since the first look agree too */
-    bool confirm_nodiff;      /* audit.confirm_nodiff: a no-difference is confirmed too */
-    bool no_winner;           /* audit.no_winner: end as a futile timeout once no variant can win */
-    double copy_margin;       /* audit.copy_margin, a fraction: with copies, every copy pairing */
-    bool prologue;            /* audit.prologue: dispatchers test their countdown (0: a baseline) */
 } AuConfig;
 
 /* A bakeoff whose fastest variant's timed call (AuVariantResult.cycles:
@@ -148,11 +125,13 @@ static inline uint64_t au_cycles(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-/* From the VM's tunables (vm/tunables.def, audit.*); false with a message
- * when a value is out of range.  (audit/config.c; needs vm/.) */
-struct VmTunables;
+/* The table's defaults, derived fields included (audit/config.c). */
+extern const VmTunGroup au_tun_group;
+void au_config_default(AuConfig *cfg);
+/* Checks what the rows' ranges cannot (two tunables together, audit.test)
+ * and fills the derived fields; false with a message naming the tunable. */
 struct VmError;
-bool au_config_from_tunables(AuConfig *cfg, const struct VmTunables *tun, struct VmError *err);
+bool au_config_check(AuConfig *cfg, struct VmError *err);
 
 /* ---- random numbers (xoshiro256**, seeded by splitmix64) ----------------- */
 
@@ -322,14 +301,14 @@ typedef struct AuResult {
     bool between;              /* futile because the difference lies between audit.equivalence
                                 * and audit.min_effect: only a timeout is left (stats.c) */
     bool no_winner;            /* futile because no variant can be a winner (stats.c:
-                                * no_winner_left; between too, or audit.no_winner) */
+                                * no_winner_left; between too, or research.no_winner) */
     bool confirming;           /* running: a decision waits for audit.confirm's samples */
     int unconfirmed;           /* confirming looks the decision did not stand at (AuConfirm's) */
     int fresh_disagreed;       /* of them, refused by the samples since its first look alone */
-    int restarted;             /* times its samples started over at a JIT install (audit.restart) */
+    int restarted;             /* times its samples started over at a JIT install (research.restart) */
     uint64_t timed_before;     /* timed calls it had before its last restart (not in v[]) */
     int held;                  /* looks whose decision waited for a callee queued in the JIT
-                                * (audit.wait_jit) */
+                                * (research.wait_jit) */
     AuForesight foresight;     /* sequential test: what au_stats_to_decide needs */
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */

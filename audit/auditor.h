@@ -42,9 +42,9 @@ typedef struct Bake {
     double foreseen;       /* when paused: sampling seconds to its decision (au_stats_to_decide) */
     bool hopeless;         /* when paused: it foresaw (it had enough samples to) no decision within
                             * the longest turn it could get, audit.extend's included; before() */
-    bool ahead;            /* compiling or READY ahead (audit.ahead): holds its slot, not counted in running */
+    bool ahead;            /* compiling or READY ahead (research.ahead): holds its slot, not counted in running */
     bool jit_queued;       /* sampling or paused: a method its variants call is queued or compiling
-                            * in the JIT (mark_jit_queued, audit.wait_jit): its samples until that
+                            * in the JIT (mark_jit_queued, research.wait_jit): its samples until that
                             * install go at the restart; rotate(), yields(), before() */
 } Bake;
 

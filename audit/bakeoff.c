@@ -28,7 +28,7 @@
  *   ahead    while every slot samples, the next one that never ran is
  *            probed and compiled now, for a spare policy slot it holds,
  *            and waits READY; it starts in the first slot that frees,
- *            with nothing left to compile (audit.ahead, start_ahead).
+ *            with nothing left to compile (research.ahead, start_ahead).
  *            Passed over (its method idle, or one that goes before it
  *            queued), it gives the slot back and waits READY as a
  *            paused one, and the one now next is compiled ahead.
@@ -39,9 +39,9 @@
  *            below PROBE_SCALE × audit.min_cycles (probed_useless), ends
  *            FAILED with nothing compiled.  One whose probe reads below
  *            audit.min_cycles goes back into the queue once, behind the
- *            others (audit.defer, defer()): DEFERRED, then QUEUED.
+ *            others (research.defer, defer()): DEFERRED, then QUEUED.
  *   same IR  variants of equal option sets whose IR is the same code
- *            (audit.same_ir; judge_ir, jit_bakeoff_same_ir) would compile
+ *            (research.same_ir; judge_ir, jit_bakeoff_same_ir) would compile
  *            to the same machine code: not probed, and only variant 0
  *            compiles, to end as "same" below.
  *   compile  on the bakeoff thread: jit_compile_bakeoff builds every
@@ -49,7 +49,7 @@
  *            its timed wrapper and the dispatcher, as one unit.  Failure:
  *            FAILED with the reason; the method keeps its code.
  *   same     variants that all compiled to the same machine code
- *            (audit.same_code; jit/same.c) end there, DONE, no-difference,
+ *            (research.same_code; jit/same.c) end there, DONE, no-difference,
  *            variant 0's clean code installed, nothing timed and no
  *            dispatcher compiled (end_same) — but for variants asked for
  *            alike (aa), whose identical code is timed on purpose.
@@ -69,9 +69,9 @@
  *   restart  the JIT installs compiled code for a method the variants
  *            call (JitBakeoffTable.callees) while it samples or is
  *            paused: its samples start over (on_install,
- *            au_analysis_code_changed; audit.restart).  While one of
+ *            au_analysis_code_changed; research.restart).  While one of
  *            them is queued or compiling in the JIT, its decision waits
- *            (mark_jit_queued every round; audit.wait_jit).
+ *            (mark_jit_queued every round; research.wait_jit).
  *   extend   unless it foresees its decision within the extra turns it
  *            has left (audit.extend a turn; AuResult.to_decide): then it
  *            keeps the slot one turn more (extend()).
@@ -334,7 +334,7 @@ static void scan(AuAuditor *au)
  * (audit.verify) count from its decision on, and the decision had some. */
 static uint64_t received(const AuBakeoffRecord *r)
 {
-    uint64_t got = r->result.timed_before;   /* audit.restart: the ones before */
+    uint64_t got = r->result.timed_before;   /* research.restart: the ones before */
     got += r->result.online.outcome != AU_RUNNING ? r->result.online.samples : 0;
     for (int k = 0; k < r->result.nvariants && k < AU_MAX_VARIANTS; k++)
         got += r->result.v[k].received;
@@ -365,7 +365,7 @@ static void end_turn(AuAuditor *au, Bake *b)
     b->last_ran = now;
 }
 
-/* Under mu: b, sampling, has its samples start over (audit.restart): its
+/* Under mu: b, sampling, has its samples start over (research.restart): its
  * turn begins again, unextended, the time so far counted as sampled.
  * Why: the turn's samples are gone, and judged on what is left of it,
  * the turn ended undecided or was cut (rotate()): CD's recurse, its turn
@@ -419,7 +419,7 @@ static void fail(AuAuditor *au, Bake *b, const char *why)
  * (now: no probe, and only variant 0 compiles).  Mu not held. */
 static bool judge_ir(AuAuditor *au, VmMethod *m, const JitBakeoffRequest *rq, bool *same, char *why, size_t size)
 {
-    int64_t min = au->vm->tun.audit_min_cost;
+    int64_t min = au->cfg.min_cost;
     bool check = *same;
     *same = false;
     if (min <= 0 && !check)
@@ -509,7 +509,7 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
  *   entry, nested ones too: what a dispatcher would see. */
 static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t size)
 {
-    int64_t want = au->vm->tun.audit_probe;
+    int64_t want = au->cfg.probe;
     if (!wait || want <= 0 || au->cfg.sample_every <= 0)
         return false;
     MethodState *s = &au->ms[b->m->index];
@@ -538,7 +538,7 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
     return true;
 }
 
-/* audit.defer: b, probed (probed_useless) and not found useless, reads
+/* research.defer: b, probed (probed_useless) and not found useless, reads
  * its timed call below audit.min_cycles.  Such a bakeoff most often ends
  * "too cheap to time" after its compile and 1,000 samples a variant: in
  * a 14-benchmark pass 71 did, 0.1-1 s of the slot each while the slot
@@ -553,7 +553,7 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
  * nothing was compiled.  Mu not held. */
 static bool defer(AuAuditor *au, Bake *b)
 {
-    if (!au->vm->tun.audit_defer || !(au->cfg.min_cycles > 0) || !(b->rec.probe_cycles > 0) ||
+    if (!au->cfg.defer || !(au->cfg.min_cycles > 0) || !(b->rec.probe_cycles > 0) ||
         b->rec.probe_cycles >= au->cfg.min_cycles || b->rec.deferred)
         return false;
     pthread_mutex_lock(&au->mu);
@@ -635,7 +635,7 @@ static bool alike(const JitBakeoffRequest *rq)
 }
 
 /* Under mu: b, just compiled, whose variants all compiled to the same
- * machine code (JitBakeoffTable.same_code; audit.same_code), or would
+ * machine code (JitBakeoffTable.same_code; research.same_code), or would
  * have, as their IR showed (alone: variant 0 alone compiled): timing
  * them could show only where each copy landed, and would hold a slot for
  * a turn or more.  Variant 0's clean code replaces the code found, as a
@@ -680,15 +680,16 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
     rq.id = r->id;
     rq.nvariants = r->nvariants;
     for (int k = 0; k < r->nvariants; k++) {
-        ir_options_default(&rq.ir[k], &au->vm->tun);
+        IrOptions def;
+        rq.ir[k] = *jit_ir_options(au->jit, &def);
         rq.ir[k].max_callee_size = r->variants[k].inline_max_callee_size;
         rq.ir[k].max_depth = r->variants[k].inline_max_depth;
         rq.ir[k].max_growth = r->variants[k].inline_max_growth;
         rq.optset[k] = r->variants[k].optset;
     }
     char why[sizeof b->rec.failure];
-    bool end_if_same = au->vm->tun.audit_same_code && !alike(&rq);
-    bool same_ir = end_if_same && au->vm->tun.audit_same_ir;
+    bool end_if_same = au->cfg.same_code && !alike(&rq);
+    bool same_ir = end_if_same && au->cfg.same_ir;
     if (judge_ir(au, b->m, &rq, &same_ir, why, sizeof why) ||
         (!same_ir && probed_useless(au, b, wait, why, sizeof why))) {
         pthread_mutex_lock(&au->mu);
@@ -718,7 +719,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
         rq.copies = r->copies;
         rq.no_prologue = !au->cfg.prologue;
         rq.end_if_same = end_if_same;
-        rq.end_if_same_ir = end_if_same && au->vm->tun.audit_same_ir;
+        rq.end_if_same_ir = end_if_same && au->cfg.same_ir;
         ok = au->compile(au->jit, &rq, &d->tab, &err);
     } else {
         vm_fail(&err, "out of memory");
@@ -865,7 +866,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         end_turn(au, b);
         char why[160];
         snprintf(why, sizeof why, "too cheap to time: %.0f cycles per timed call < audit.min_cycles %.0f; old code back",
-                 res->v[res->best].cycles, au->cfg.min_cycles);
+                 res->v[res->best].cycles, (double)au->cfg.min_cycles);
         fail(au, b, why);
         b = NULL;
     }
@@ -932,7 +933,7 @@ static void drop_idle(AuAuditor *au)
  * test is anytime-valid, so when it stops does not touch α. */
 static bool extend(AuAuditor *au, Bake *b)
 {
-    int64_t max = au->vm->tun.audit_extend;
+    int64_t max = au->cfg.extend;
     if (b->extra >= max)
         return false;
     AuResult r;
@@ -967,7 +968,7 @@ static bool cut_short(AuAuditor *au, Bake *b, double ran)
     const AuForesight *f = &r.foresight;
     double left = au->cfg.quantum * (1 + b->extra) - ran;
     double at_end = f->n && f->elapsed > 0 ? (double)f->n * (1 + left / f->elapsed) : 0;
-    uint64_t need = f->need ? f->need : au->cfg.min_samples;
+    uint64_t need = f->need ? f->need : (uint64_t)au->cfg.min_samples;
     if (at_end >= (double)need)
         return false;
     return !(au_stats_to_decide(&au->cfg, &r) <= queue_longest_turn(au) - ran);
@@ -993,7 +994,7 @@ static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
  * had no more turns, unless it foresees its decision within its extra
  * turns (extend: its turn then lasts one audit.quantum_ms more), or one
  * whose turn cut_short() ends early; start_pending then starts that one.
- * audit.wait_jit: one with a callee queued in the JIT (Bake.jit_queued)
+ * research.wait_jit: one with a callee queued in the JIT (Bake.jit_queued)
  * yields its slot at the cut point, or at its turn's end unextended, to
  * a waiting one without (AU_EV_YIELDED; not counted as a turn had,
  * queue_turns_had).  Why: the callee's install restarts its samples, so
@@ -1015,7 +1016,7 @@ static void rotate(AuAuditor *au)
             continue;
         double ran = now - b->turn_start;
         bool over = ran >= au->cfg.quantum * (1 + b->extra);
-        int64_t cut = au->vm->tun.audit_cut;   /* percent of a turn */
+        int64_t cut = au->cfg.cut;   /* percent of a turn */
         if (!over && (cut <= 0 || ran < au->cfg.quantum * (double)cut / 100))
             continue;
         Bake *c = queue_next(au, b);
@@ -1057,7 +1058,7 @@ static void start_pending(AuAuditor *au, bool wait)
     }
 }
 
-/* Under mu (released meanwhile): audit.ahead.  While every slot samples,
+/* Under mu (released meanwhile): research.ahead.  While every slot samples,
  * the record that would start next, if it never ran, is probed and
  * compiled now, for a policy slot of its own held meanwhile (the slot is
  * compiled into its dispatcher), and waits READY; queue_take then gives it
@@ -1067,7 +1068,7 @@ static void start_pending(AuAuditor *au, bool wait)
  * one record is ahead; none when no slot is left to reserve. */
 static bool start_ahead(AuAuditor *au, bool wait)
 {
-    if (!au->vm->tun.audit_ahead || au->stopping || au->running < au->concurrent)
+    if (!au->cfg.ahead || au->stopping || au->running < au->concurrent)
         return false;
     if (au->ahead && au->ahead->rec.phase != AU_PHASE_READY)
         return false;   /* still compiling */
@@ -1088,12 +1089,12 @@ static bool start_ahead(AuAuditor *au, bool wait)
     return true;
 }
 
-/* Under mu: audit.wait_jit — tells the analysis which bakeoffs have a
+/* Under mu: research.wait_jit — tells the analysis which bakeoffs have a
  * callee queued or compiling in the JIT (mu, then the JIT's lock, then
  * the analysis lock), when that changes: an analysis bakeoff begins
  * without, as does Bake.jit_queued (begin_analysis).  Asked every round
  * rather than at installs, since a queued compile can also fail or be
- * dropped.  With audit.hurry_jit such a callee goes first in the JIT's
+ * dropped.  With research.hurry_jit such a callee goes first in the JIT's
  * queue.  Why: the JIT orders its queue by interpreter work, and in Json
  * runs `readStringInternal`'s callee `startCapture`, some 200,000 calls a
  * second, was compiled 2.5-3.8 s after its request, behind thirty methods
@@ -1145,7 +1146,7 @@ static void on_install(void *ctx, VmMethod *m)
 {
     AuAuditor *au = ctx;
     pthread_mutex_lock(&au->mu);
-    /* audit.restart: the bakeoffs whose variants call m (mu, then the
+    /* research.restart: the bakeoffs whose variants call m (mu, then the
      * analysis lock) */
     for (size_t i = 0; i < au->nbakes; i++) {
         Bake *b = au->bakes[i];
@@ -1208,16 +1209,20 @@ static AuCompileFn default_compiler(void)
     return jit_compile_bakeoff;
 }
 
-AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, VmError *err)
+AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, const AuConfig *cfg, VmError *err)
 {
     if (err)
         err->msg[0] = 0;
     if (!vm || !vm->module)
         return vm_fail(err, "audit: no VM"), NULL;
-    const VmTunables *tun = &vm->tun;
-    if (!tun->audit_clients || !tun->audit_clients[0])
+    if (!cfg || !cfg->clients || !cfg->clients[0])
         return NULL;
-    if (!au_check_tunables(tun, err))
+    AuConfig checked = *cfg;
+    JitTunables jdef;
+    IrOptions idef;
+    const char *optset = jit_tunables(jit, &jdef)->optset;
+    const IrOptions *ir = jit_ir_options(jit, &idef);
+    if (!au_check_config(&checked, optset, ir, err))
         return NULL;
     if (!jit)
         return vm_fail(err, "auditing needs the JIT (not --jit=off)"), NULL;
@@ -1228,23 +1233,24 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, VmError *err)
     au->jit = jit;
     au->t0 = au_now();
     au->compile = default_compiler();
-    au->log = tun->audit_log ? stderr : NULL;
-    au->hot_threshold = (uint64_t)tun->audit_hot_threshold;
-    au->concurrent = (int)tun->audit_concurrent;
-    if (!au_config_from_tunables(&au->cfg, tun, err) || !au_clients_parse(tun->audit_clients, &au->clients, err)) {
+    au->cfg = checked;
+    au->log = au->cfg.log ? stderr : NULL;
+    au->hot_threshold = (uint64_t)au->cfg.hot_threshold;
+    au->concurrent = (int)au->cfg.concurrent;
+    if (!au_clients_parse(au->cfg.clients, &au->clients, err)) {
         free(au);
         return NULL;
     }
     for (int c = 0; c < AU_NCLIENTS; c++)
         if (au->clients & 1u << c)
-            au->nvariants[c] = au_client_variants((AuClient)c, tun, au->variants[c], err);
+            au->nvariants[c] = au_client_variants((AuClient)c, &au->cfg, optset, ir, au->variants[c], err);
     au->nmethods = vm->module->nmethods;
     au->ms = calloc(au->nmethods ? au->nmethods : 1, sizeof *au->ms);
     au->an = au_analysis_new(&au->cfg, decide, au);
     bool ok = au->ms && au->an;
     if (!ok)
         vm_fail(err, "audit: out of memory");
-    if (!ok || !select_methods(au, tun->audit_methods, err)) {
+    if (!ok || !select_methods(au, au->cfg.methods, err)) {
         au_analysis_free(au->an);
         free(au->ms);
         free(au);

@@ -31,7 +31,7 @@ typedef struct AuVariantSpec {
 #define AU_PHASES(X)                                                                         \
     X(AU_PHASE_QUEUED, "queued")       /* never started; waiting for a slot (audit.concurrent) */ \
     X(AU_PHASE_COMPILING, "compiling") /* variants and dispatcher being compiled */              \
-    X(AU_PHASE_READY, "ready")         /* compiled ahead (audit.ahead); waiting for a slot */    \
+    X(AU_PHASE_READY, "ready")         /* compiled ahead (research.ahead); waiting for a slot */    \
     X(AU_PHASE_SAMPLING, "sampling")   /* dispatcher installed, analysis running */              \
     X(AU_PHASE_PAUSED, "paused")       /* between turns (audit.quantum_ms): old code back */     \
     X(AU_PHASE_DONE, "done")           /* decided (result.outcome) and installed */              \
@@ -62,14 +62,14 @@ typedef struct AuBakeoffRecord {
     int extended;                  /* extra turns given to turns foreseen to decide (audit.extend), summed */
     int cut;                       /* turns ended early, foreseen to end undecided (audit.cut) */
     int idled;                     /* turns paused without a timed call: its method not called then */
-    int yielded;                   /* turns ended early, a method its variants call queued in the JIT (audit.wait_jit) */
+    int yielded;                   /* turns ended early, a method its variants call queued in the JIT (research.wait_jit) */
     double sampled;                /* seconds its dispatcher was installed, turns summed (to the last pause or end) */
     double probe_cycles;           /* audit.probe: the installed code's timed call before compiling; 0 = no reading */
     uint32_t probe_samples;        /* timed calls that reading is from */
     double probe_rate;             /* calls a second through its entry while the probe stood; 0 = not probed */
-    bool deferred;                 /* audit.defer: put back into the queue once, as its probe read cheap */
-    bool same_code;                /* audit.same_code: its variants compiled to the same code; DONE untimed */
-    bool same_ir;                  /* audit.same_ir: ... known from their IR: not probed, variant 0 alone compiled */
+    bool deferred;                 /* research.defer: put back into the queue once, as its probe read cheap */
+    bool same_code;                /* research.same_code: its variants compiled to the same code; DONE untimed */
+    bool same_ir;                  /* research.same_ir: ... known from their IR: not probed, variant 0 alone compiled */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;
@@ -158,14 +158,15 @@ const char *const *au_client_names(void);
 /* "inline,aa" → a bit per AuClient; false + err (with a suggestion) on an
  * unknown or repeated name.  "" gives 0. */
 bool au_clients_parse(const char *list, uint32_t *mask, struct VmError *err);
-/* The variants of client c under the VM's tunables (n ≥ 2), or 0 + err
- * when its tunables are bad (an unknown option set, fewer than two). */
-struct VmTunables;
-int au_client_variants(AuClient c, const struct VmTunables *tun, AuVariantSpec out[AU_MAX_VARIANTS],
-                       struct VmError *err);
-/* Checks every audit.* tunable the lifecycle and the clients use (the
- * command's usage check, before anything runs). */
-bool au_check_tunables(const struct VmTunables *tun, struct VmError *err);
+/* The variants of client c (n ≥ 2) from the auditor's settings, the JIT's
+ * option set (jit.optset) and its inliner options, or 0 + err when its
+ * tunables are bad (an unknown option set, fewer than two). */
+struct IrOptions;
+int au_client_variants(AuClient c, const AuConfig *cfg, const char *jit_optset, const struct IrOptions *ir,
+                       AuVariantSpec out[AU_MAX_VARIANTS], struct VmError *err);
+/* Checks cfg as au_config_check does, then the clients and their variants
+ * (the command's usage check, before anything runs). */
+bool au_check_config(AuConfig *cfg, const char *jit_optset, const struct IrOptions *ir, struct VmError *err);
 /* Whether every name in list (audit.methods: comma separated) is a
  * method of mod; checked before the run, whatever the tier. */
 struct VmModule;
@@ -180,7 +181,7 @@ void au_clients_help(FILE *out);
  * running bakeoffs are cancelled, their dispatchers stay installed: the
  * program has ended).  free: after the stats writer has stopped. */
 struct Jit;
-AuAuditor *au_auditor_new(struct Vm *vm, struct Jit *jit, struct VmError *err);
+AuAuditor *au_auditor_new(struct Vm *vm, struct Jit *jit, const AuConfig *cfg, struct VmError *err);
 bool au_auditor_start(AuAuditor *au, struct VmError *err);
 void au_auditor_stop(AuAuditor *au);
 void au_auditor_free(AuAuditor *au);

@@ -94,19 +94,19 @@ static void trimmed(char *out, size_t size, const char *s, size_t n)
     snprintf(out, size, "%.*s", (int)(n < size - 1 ? n : size - 1), s);
 }
 
-static void spec(AuVariantSpec *v, const char *name, const char *optset, const VmTunables *tun)
+static void spec(AuVariantSpec *v, const char *name, const char *optset, const IrOptions *ir)
 {
     memset(v, 0, sizeof *v);
     snprintf(v->name, sizeof v->name, "%.*s", (int)sizeof v->name - 1, name);   /* long raw sets: cut */
     snprintf(v->optset, sizeof v->optset, "%s", optset);
-    v->inline_max_callee_size = (int32_t)tun->inline_max_callee_size;
-    v->inline_max_depth = (int32_t)tun->inline_max_depth;
-    v->inline_max_growth = (int32_t)tun->inline_max_growth;
+    v->inline_max_callee_size = (int32_t)ir->max_callee_size;
+    v->inline_max_depth = (int32_t)ir->max_depth;
+    v->inline_max_growth = (int32_t)ir->max_growth;
 }
 
 /* The option sets of a list separated by sep, each checked; 0 + err if
  * fewer than two or one is bad.  what names the tunable in messages. */
-static int split_sets(const char *list, char sep, const char *what, const VmTunables *tun,
+static int split_sets(const char *list, char sep, const char *what, const IrOptions *ir,
                       AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
 {
     int n = 0;
@@ -124,7 +124,7 @@ static int split_sets(const char *list, char sep, const char *what, const VmTuna
         VmError e2 = {{0}};
         if (!jit_optset_check(set, &e2))
             return vm_fail(err, "tunable '%s': %s", what, e2.msg), 0;
-        spec(&out[n], set, set, tun);
+        spec(&out[n], set, set, ir);
         n++;
         p = e ? e + 1 : p + len;
     }
@@ -134,59 +134,49 @@ static int split_sets(const char *list, char sep, const char *what, const VmTuna
     return n;
 }
 
-int au_client_variants(AuClient c, const VmTunables *tun, AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
+int au_client_variants(AuClient c, const AuConfig *cfg, const char *jit_optset, const IrOptions *ir,
+                       AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
 {
-    const char *def = tun->jit_optset && tun->jit_optset[0] ? tun->jit_optset : "O2";
+    const char *def = jit_optset && jit_optset[0] ? jit_optset : "O2";
     switch (c) {
     case AU_CLIENT_INLINE: {
-        int64_t scale = tun->audit_inline_scale;
-        if (scale < 2 || scale > 1000)
-            return vm_fail(err, "tunable 'audit.inline_scale' must be in 2..1000, got %lld", (long long)scale), 0;
-        spec(&out[0], "default", def, tun);
+        int64_t scale = cfg->inline_scale;
+        spec(&out[0], "default", def, ir);
         char name[32];
         snprintf(name, sizeof name, "inline%lldx", (long long)scale);
-        spec(&out[1], name, def, tun);
-        int64_t size = tun->inline_max_callee_size * scale;
+        spec(&out[1], name, def, ir);
+        int64_t size = ir->max_callee_size * scale;
         out[1].inline_max_callee_size = (int32_t)(size > INT32_MAX ? INT32_MAX : size);
         return 2;
     }
     case AU_CLIENT_OPTLEVEL:
-        return split_sets(tun->audit_optlevel, ',', "audit.optlevel", tun, out, err);
+        return split_sets(cfg->optlevel, ',', "audit.optlevel", ir, out, err);
     case AU_CLIENT_UNROLL:
     case AU_CLIENT_VECTORIZE: {
         const char *other = c == AU_CLIENT_UNROLL ? "unroll" : "vectorize";
-        spec(&out[0], def, def, tun);
-        spec(&out[1], other, other, tun);
+        spec(&out[0], def, def, ir);
+        spec(&out[1], other, other, ir);
         return 2;
     }
     case AU_CLIENT_AA:
-        spec(&out[0], "a", def, tun);
-        spec(&out[1], "b", def, tun);
+        spec(&out[0], "a", def, ir);
+        spec(&out[1], "b", def, ir);
         return 2;
     case AU_CLIENT_CUSTOM:
-        return split_sets(tun->audit_custom, ';', "audit.custom", tun, out, err);
+        return split_sets(cfg->custom, ';', "audit.custom", ir, out, err);
     default:
         return vm_fail(err, "unknown audit client %d", (int)c), 0;
     }
 }
 
-bool au_check_tunables(const VmTunables *tun, VmError *err)
+bool au_check_config(AuConfig *cfg, const char *jit_optset, const IrOptions *ir, VmError *err)
 {
     uint32_t mask;
-    if (!au_clients_parse(tun->audit_clients, &mask, err))
-        return false;
-    if (tun->audit_concurrent < 1 || tun->audit_concurrent > AU_MAX_SLOTS)
-        return vm_fail(err, "tunable 'audit.concurrent' must be in 1..%d, got %lld", AU_MAX_SLOTS,
-                       (long long)tun->audit_concurrent);
-    if (tun->audit_probe < 0 || tun->audit_probe > AU_PROBE_MAX)
-        return vm_fail(err, "tunable 'audit.probe' must be in 0..%d, got %lld", AU_PROBE_MAX,
-                       (long long)tun->audit_probe);
-    AuConfig cfg;
-    if (!au_config_from_tunables(&cfg, tun, err))
+    if (!au_clients_parse(cfg->clients, &mask, err) || !au_config_check(cfg, err))
         return false;
     AuVariantSpec v[AU_MAX_VARIANTS];
     for (int c = 0; c < AU_NCLIENTS; c++)
-        if ((mask & 1u << c) && !au_client_variants((AuClient)c, tun, v, err))
+        if ((mask & 1u << c) && !au_client_variants((AuClient)c, cfg, jit_optset, ir, v, err))
             return false;
     return true;
 }

@@ -13,6 +13,7 @@
 #ifndef TALLY_AUDIT_PROBE_H
 #define TALLY_AUDIT_PROBE_H
 
+#include "audit.h"
 #include "vm.h"
 
 #include <stdbool.h>
@@ -20,7 +21,6 @@
 
 enum {
     AU_PROBE_EVERY = 16,    /* 1 outermost call in this many is timed while a probe stands */
-    AU_PROBE_MAX = 1024,    /* timed calls a probe keeps */
 };
 
 typedef struct AuProbe {

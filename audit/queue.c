@@ -2,7 +2,7 @@
  * which policy slot.
  *
  * Input: the auditor's records (auditor.h), under AuAuditor.mu: QUEUED
- * (never run), READY (compiled ahead, audit.ahead), PAUSED (between
+ * (never run), READY (compiled ahead, research.ahead), PAUSED (between
  * turns, audit.quantum_ms), and the per-method call rates scan() keeps.
  * Output: the record to start (queue_next, queue_take) and its slot
  * (queue_free_slot, queue_claim); bakeoff.c starts, pauses and ends them.
@@ -68,7 +68,7 @@ bool queue_idle(const AuAuditor *au, const Bake *c)
  * extra turn audit.extend may add to it. */
 double queue_longest_turn(const AuAuditor *au)
 {
-    return au->cfg.quantum * (double)(1 + au->vm->tun.audit_extend);
+    return au->cfg.quantum * (double)(1 + au->cfg.extend);
 }
 
 /* Turns c has had that got timed calls: an idle one (pause_idle)

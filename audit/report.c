@@ -443,7 +443,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
         if (r->probe_cycles > 0)
             add(&l, " probe=%.0fcycles/%u", r->probe_cycles, r->probe_samples);
         if (r->phase == AU_PHASE_READY)
-            add(&l, " ahead");   /* waits for a slot (audit.ahead) */
+            add(&l, " ahead");   /* waits for a slot (research.ahead) */
         break;
     case AU_EV_SAMPLING:
         if (r->t_queued > 0 && r->t_started >= r->t_queued)

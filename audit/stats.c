@@ -532,7 +532,7 @@ static bool fresh_agrees(const AuConfirm *c, const AuStats *st)
     return true;
 }
 
-/* Why no-differences too (audit.confirm_nodiff): they are a claim as
+/* Why no-differences too (research.confirm_nodiff): they are a claim as
  * well (the variants alike within ±equivalence), and the wrong ones
  * found in their own process (audit.verify) were of the first looks, at
  * the margin's edge: Richards' Scheduler.queuePacket at [−1.0%, +0.5%]
@@ -745,7 +745,7 @@ void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
  *     = m/(m − 1) · (Σe_a²/A_a² + Σe_b²/A_b² − 2·Σe_a·e_b/(A_a·A_b)),
  * which for independent variants is the sum of the per-variant variances
  * and is smaller by the common part when both slow down together.  False
- * when there are fewer than MIN_WINDOWS rounds, or audit.paired is off. */
+ * when there are fewer than MIN_WINDOWS rounds, or research.paired is off. */
 static bool theta_paired(const AuStats *st, int a, int b, double *theta, double *v)
 {
     const AuPaired *p = &st->pair;
@@ -1164,7 +1164,7 @@ static bool equivalent(const AuStats *st, AuTest test, const AuEstimate *e, cons
  *   cannot decide within that budget, copies_apart() that no budget
  *   would do (placement), no_winner_left() and default_beaten() that
  *   only a timeout is left (between), or, from au_rate_judged_from() of
- *   sampling on (audit.no_winner), no_winner_left() alone: a
+ *   sampling on (research.no_winner), no_winner_left() alone: a
  *   no-difference still could be reached, but installs what this timeout
  *   does (no_winner).  A wrong winner or a wrong
  *   no-difference needs one of the N−1 intervals that involve the true
@@ -1182,7 +1182,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
     out->best = out->runner_up = -1;
     Fewest few = fill_variants(st, e, out);
     bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
-    bool spent = cfg->max_samples && few.n >= cfg->max_samples;
+    bool spent = cfg->max_samples && few.n >= (uint64_t)cfg->max_samples;
     bool seq = test == AU_TEST_SEQUENTIAL && !cfg->oracle;
     bool early = seq && !wall && !spent;     /* a futile stop may end it now */
     uint64_t need = cfg->oracle ? cfg->max_samples : cfg->min_samples;

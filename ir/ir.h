@@ -199,21 +199,14 @@ typedef struct IrLocal {
 } IrLocal;
 
 /* Per compile request: auditing clients compile the same method with
- * different values, so nothing here is global. */
+ * different values, so nothing here is global.  One field per row of
+ * ir/ir_tunables.def. */
 typedef struct IrOptions {
-    int64_t max_callee_size;   /* callee bytecode instructions (ncode) */
-    int64_t hot_callee_size;   /* the same at a hot site (IR_HOT_SITE_RATIO):
-                                  the larger of the two applies there */
-    int64_t max_depth;         /* inline nesting; 0 = no inlining (clamped
-                                  to IR_MAX_INLINE_DEPTH) */
-    int64_t max_growth;        /* percent: total IR insns after inlining may
-                                  reach max_growth% of the insns before
-                                  (values below 100 act as 100: no growth) */
-    bool stack_alloc;          /* ir/escape.c may put objects in the frame */
-    int64_t mono_percent;      /* a virtual site is monomorphic when one class
-                                  has ≥ this % of its receivers and `other`
-                                  is 0 (default 95) */
-} IrOptions;   /* new fields: also in ir_options_same (pass.c) */
+#define TUNABLE(field, name, kind, deflt, min, max, unit, help) VM_TUN_CTYPE_##kind field;
+#include "ir_tunables.def"
+#undef TUNABLE
+} IrOptions;
+extern const VmTunGroup ir_tun_group;
 
 /* Why an inline candidate was (not) inlined. */
 typedef struct IrDecision {
@@ -315,11 +308,10 @@ void ir_inline(IrFunc *f, const IrOptions *o);
 /* NEW of objects that never leave the call -> NEWL; needs ir_cfg facts. */
 void ir_escape(IrFunc *f);
 
-/* Defaults from the VM's tunables (vm_tunables_default if tun is NULL). */
-void ir_options_default(IrOptions *o, const VmTunables *tun);
+/* The rows' defaults. */
+void ir_options_default(IrOptions *o);
 /* Every field equal: the same options build the same IR from the same
- * profile (field by field, not memcmp: the struct has padding).  A field
- * added to IrOptions must be compared here. */
+ * profile (field by field, from the rows: the struct has padding). */
 bool ir_options_same(const IrOptions *a, const IrOptions *b);
 /* Runs every pass (pass.c); dumps after each pass to `dump` if non-NULL.
  * NULL (and err) when the method cannot be compiled (abstract, no code,

@@ -78,26 +78,25 @@ static const IrPass passes[] = {
      "some NEW -> NEWL, f->nslots; cfg, loops and freq unchanged"},
 };
 
-void ir_options_default(IrOptions *o, const VmTunables *tun)
+static const VmTunDesc ir_rows[] = {
+#define TUNABLE(...) VM_TUN_ROW(IrOptions, __VA_ARGS__)
+#include "ir_tunables.def"
+#undef TUNABLE
+};
+const VmTunGroup ir_tun_group = {"ir", ir_rows, sizeof ir_rows / sizeof ir_rows[0]};
+
+void ir_options_default(IrOptions *o)
 {
-    VmTunables def;
-    if (!tun) {
-        vm_tunables_default(&def);
-        tun = &def;
-    }
-    o->max_callee_size = tun->inline_max_callee_size;
-    o->hot_callee_size = tun->inline_hot_callee_size;
-    o->max_depth = tun->inline_max_depth;
-    o->max_growth = tun->inline_max_growth;
-    o->stack_alloc = tun->jit_stack_alloc;
-    o->mono_percent = 95;
+    memset(o, 0, sizeof *o);
+    vm_tun_defaults(&ir_tun_group, o);
 }
 
 bool ir_options_same(const IrOptions *a, const IrOptions *b)
 {
-    return a->max_callee_size == b->max_callee_size && a->hot_callee_size == b->hot_callee_size &&
-           a->max_depth == b->max_depth && a->max_growth == b->max_growth && a->stack_alloc == b->stack_alloc &&
-           a->mono_percent == b->mono_percent;
+#define TUNABLE(field, ...) if (a->field != b->field) return false;
+#include "ir_tunables.def"
+#undef TUNABLE
+    return true;
 }
 
 /* Runs the list on f; the volatile parameters survive the longjmp. */
@@ -128,7 +127,7 @@ IrFunc *ir_compile(VmMethod *m, const IrOptions *opt, FILE *dump, VmError *err)
     }
     IrOptions def;
     if (!opt)
-        ir_options_default(&def, m->module && m->module->vm ? &m->module->vm->tun : NULL);
+        ir_options_default(&def);
     IrFunc *f = ir_func_new(m);
     if (!f) {
         vm_fail(err, "%s: out of memory", m->name);

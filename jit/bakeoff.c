@@ -210,7 +210,7 @@ static void add_callee(JitBakeoffTable *tab, VmMethod *m)
 
 /* Adds the methods f calls (not inlined) to tab->callees: what the
  * auditor restarts a bakeoff's samples for when the JIT installs one
- * (audit.restart).  The sites' seen[] are read racily, as the inliner
+ * (research.restart).  The sites' seen[] are read racily, as the inliner
  * reads them: a method missed is one no receiver had run. */
 static void collect_callees(JitBakeoffTable *tab, const IrFunc *f)
 {
@@ -247,10 +247,9 @@ bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m)
  * profiles and could inline and lay out differently — a difference of
  * the code that both copies of a variant share (Towers.moveDisks: 11%,
  * both copies of each variant within 0.4%). */
-static IrFunc *variant_ir(const JitBakeoffRequest *rq, int k, Costs *cost, VmError *err)
+static IrFunc *variant_ir(const JitTunables *tun, const JitBakeoffRequest *rq, int k, Costs *cost, VmError *err)
 {
-    const VmTunables *tun = &rq->m->module->vm->tun;
-    bool dump_ir = jit_dump_has(tun->jit_dump, "ir");
+    bool dump_ir = jit_dump_has(tun->dump, "ir");
     double t0 = jit_now_us();
     if (dump_ir)
         fprintf(stderr, "=== jit ir: %s (bakeoff #%u, variant %d)\n", rq->m->name, rq->id, k);
@@ -406,12 +405,13 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         return vm_fail(err, "%s: at most %d copies of a variant, got %d", m->name, JIT_MAX_COPIES, rq->copies);
     if (!rq->slow || !rq->sample || rq->slot >= VM_AUDIT_SLOTS)
         return vm_fail(err, "%s: a bakeoff without slow path, sample sink or valid slot", m->name);
-    const VmTunables *tun = &m->module->vm->tun;
+    JitTunables def;
+    const JitTunables *tun = jit_tunables(jit, &def);
     /* fault injection: one compile attempt per variant, counted with the JIT's */
-    if (jit && tun->jit_fail_every > 0) {
+    if (jit && tun->fail_every > 0) {
         for (int k = 0; k < rq->nvariants; k++) {
             uint64_t a = __atomic_add_fetch(&jit->attempts, 1, __ATOMIC_RELAXED);
-            if (a % (uint64_t)tun->jit_fail_every == 0)
+            if (a % (uint64_t)tun->fail_every == 0)
                 return vm_fail(err, "variant %d: injected failure", k);
         }
     }
@@ -453,7 +453,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
                 owner[k] = j;
         if (owner[k] != k)
             continue;
-        ok = (ir[k] = variant_ir(rq, k, &cost, &e)) != NULL;
+        ok = (ir[k] = variant_ir(tun, rq, k, &cost, &e)) != NULL;
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
@@ -532,7 +532,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     JitLoaded unit = {0};
     if (ok) {
         JitLoadRoute route = jit_load_route(tun);
-        if (jit_dump_has(tun->jit_dump, "asm")) {
+        if (jit_dump_has(tun->dump, "asm")) {
             fprintf(stderr, "=== jit asm: bakeoff #%u %s, %d variants\n", rq->id, m->name, rq->nvariants);
             fwrite(all.data, 1, all.len, stderr);
         }

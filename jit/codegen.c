@@ -46,7 +46,7 @@
  * - The code is a function of what ir_same_code compares (and the gcc
  *   options): no profile count, frequency or other annotation of the IR
  *   steers it, so a bakeoff can tell from the IR alone that two variants
- *   would be the same machine code (audit.same_ir).  Reading one here
+ *   would be the same machine code (research.same_ir).  Reading one here
  *   means comparing it there too.
  * Bakeoffs (jit/bakeoff.c) also get here a dispatcher (the ordinary
  * function behind a countdown prologue that may hand the call to a slow

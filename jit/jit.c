@@ -132,21 +132,35 @@ void jit_log(Jit *jit, const char *fmt, ...)
     fflush(jit->log);
 }
 
-/* The string tunable `name`, found through the table so this file does not
- * depend on which tier declares it (NULL when no such tunable exists). */
-static const char *string_tunable(const VmTunables *tun, const char *name)
-{
-    static const struct { const char *name; size_t off; } table[] = {
-#define TUNABLE(field, tname, type, deflt, help)
-#define TUNABLE_STR(field, tname, deflt, help) {tname, offsetof(VmTunables, field)},
-#include "tunables.def"
+static const VmTunDesc jit_rows[] = {
+#define TUNABLE(...) VM_TUN_ROW(JitTunables, __VA_ARGS__)
+#define TUNABLE_STR(...) VM_TUN_ROW_STR(JitTunables, __VA_ARGS__)
+#include "jit_tunables.def"
 #undef TUNABLE
 #undef TUNABLE_STR
-    };
-    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-        if (!strcmp(table[i].name, name))
-            return *(const char *const *)((const char *)tun + table[i].off);
-    return NULL;
+};
+const VmTunGroup jit_tun_group = {"jit", jit_rows, sizeof jit_rows / sizeof jit_rows[0]};
+
+void jit_tunables_default(JitTunables *tun)
+{
+    memset(tun, 0, sizeof *tun);
+    vm_tun_defaults(&jit_tun_group, tun);
+}
+
+const JitTunables *jit_tunables(const Jit *jit, JitTunables *def)
+{
+    if (jit)
+        return &jit->tun;
+    jit_tunables_default(def);
+    return def;
+}
+
+const IrOptions *jit_ir_options(const Jit *jit, IrOptions *def)
+{
+    if (jit)
+        return &jit->ir;
+    ir_options_default(def);
+    return def;
 }
 
 static int64_t hotness(const VmMethod *m)
@@ -161,7 +175,7 @@ void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m)
     memset(rq, 0, sizeof *rq);
     rq->id = __atomic_add_fetch(&jit->next_id, 1, __ATOMIC_RELAXED);
     rq->m = m;
-    ir_options_default(&rq->ir, &jit->vm->tun);
+    rq->ir = jit->ir;
     rq->optset = jit->optset;
     rq->priority = rq->seen = hotness(m);
     rq->t_queued = rq->t_seen = jit_now();
@@ -359,7 +373,7 @@ static void fail(Jit *jit, JitRequest *rq, const char *why)
 
 size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n)
 {
-    int64_t every = jit->vm->tun.jit_fail_every;
+    int64_t every = jit->tun.fail_every;
     /* on the heap: in sync mode this runs on the program's stack */
     JitRequest *live = calloc(n ? n : 1, sizeof *live);
     JitResult *res = calloc(n ? n : 1, sizeof *res);
@@ -515,7 +529,7 @@ static void osr_hook(Vm *vm, VmMethod *m, const VmInsn *header)
     }
 }
 
-Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
+Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, VmError *err)
 {
     if (!vm) {
         vm_fail(err, "jit: no VM");
@@ -532,13 +546,20 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
     }
     jit->vm = vm;
     jit->mode = mode;
+    if (tun)
+        jit->tun = *tun;
+    else
+        jit_tunables_default(&jit->tun);
+    if (ir)
+        jit->ir = *ir;
+    else
+        ir_options_default(&jit->ir);
     jit->t0 = jit_now();
     jit->compile = test_hooks.compile ? test_hooks.compile : jit_compile;
     jit->delay_us = test_hooks.delay_us;
-    jit->log = test_hooks.log ? test_hooks.log : vm->tun.jit_log ? stderr : NULL;
+    jit->log = test_hooks.log ? test_hooks.log : jit->tun.log ? stderr : NULL;
     jit->paused = test_hooks.paused;
-    const char *os = string_tunable(&vm->tun, "jit.optset");
-    jit->optset = os && os[0] ? os : DEFAULT_OPTSET;
+    jit->optset = jit->tun.optset && jit->tun.optset[0] ? jit->tun.optset : DEFAULT_OPTSET;
     pthread_mutex_init(&jit->mu, NULL);
     pthread_cond_init(&jit->wake, NULL);
     pthread_cond_init(&jit->idle, NULL);
@@ -550,10 +571,10 @@ Jit *jit_new(Vm *vm, JitMode mode, VmError *err)
     jit->nmethods = mod->nmethods;
     jit->state = calloc(mod->nmethods ? mod->nmethods : 1, 1);
     jit->osr = calloc(mod->nmethods ? mod->nmethods : 1, sizeof *jit->osr);
-    int64_t batch = vm->tun.jit_batch;
+    int64_t batch = jit->tun.batch;
     jit->batch = batch < 1 ? 1 : batch > JIT_BATCH_MAX ? JIT_BATCH_MAX : (size_t)batch;
-    jit->batch_bytecode = vm->tun.jit_batch_bytecode > 0 ? (uint64_t)vm->tun.jit_batch_bytecode : UINT64_MAX;
-    jit->gather_us = vm->tun.jit_gather_us > 0 ? (unsigned)(vm->tun.jit_gather_us < 1000000 ? vm->tun.jit_gather_us : 1000000) : 0;
+    jit->batch_bytecode = jit->tun.batch_bytecode > 0 ? (uint64_t)jit->tun.batch_bytecode : UINT64_MAX;
+    jit->gather_us = jit->tun.gather_us > 0 ? (unsigned)(jit->tun.gather_us < 1000000 ? jit->tun.gather_us : 1000000) : 0;
     if (!jit->state || !jit->osr) {
         vm_fail(err, "jit: out of memory");
         jit_free(jit);

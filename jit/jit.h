@@ -79,8 +79,24 @@ typedef struct JitResult {
 
 typedef struct Jit Jit;
 
-/* Creates the tier for vm and wires vm->hooks; mode JIT_OFF wires nothing. */
-Jit *jit_new(Vm *vm, JitMode mode, VmError *err);
+/* The JIT's tunables, one field per row of jit/jit_tunables.def. */
+typedef struct JitTunables {
+#define TUNABLE(field, name, kind, deflt, min, max, unit, help) VM_TUN_CTYPE_##kind field;
+#define TUNABLE_STR(field, name, deflt, help) const char *field;
+#include "jit_tunables.def"
+#undef TUNABLE
+#undef TUNABLE_STR
+} JitTunables;
+extern const VmTunGroup jit_tun_group;
+void jit_tunables_default(JitTunables *tun);
+
+/* Creates the tier for vm and wires vm->hooks; mode JIT_OFF wires nothing.
+ * tun and ir (the inliner's options of every request) may be NULL: the
+ * defaults; both are copied. */
+Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, VmError *err);
+/* What jit was created with (the defaults when jit is NULL). */
+const JitTunables *jit_tunables(const Jit *jit, JitTunables *def);
+const IrOptions *jit_ir_options(const Jit *jit, IrOptions *def);
 /* Stops the compile thread (waiting for the compile in progress), unloads nothing
  * that may still run. */
 void jit_free(Jit *jit);
@@ -167,8 +183,8 @@ typedef struct JitBakeoffTable {
 bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m);
 /* Whether one of tab's listed callees is queued or compiling in jit (its
  * entry not yet installed): the auditor holds the bakeoff's decision
- * until it is (audit.wait_jit).  With hurry, those still queued go first
- * in the queue (audit.hurry_jit).  False without a JIT. */
+ * until it is (research.wait_jit).  With hurry, those still queued go first
+ * in the queue (research.hurry_jit).  False without a JIT. */
 bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab, bool hurry);
 
 /* The dispatcher's slow path: its countdown went below zero. */
@@ -190,15 +206,15 @@ typedef struct JitBakeoffRequest {
     const char *optset[JIT_MAX_VARIANTS];
     uint32_t slot;                     /* the dispatcher decrements t->audit[slot][0] */
     /* the dispatcher without its countdown prologue, variant 0's clean
-     * code alone (audit.prologue=0: the baseline that measures the
+     * code alone (research.prologue=0: the baseline that measures the
      * prologue; slow is never called) */
     bool no_prologue;
     /* The caller ends the bakeoff untimed when its variants compile to
-     * the same code (audit.same_code): then no dispatcher is compiled
+     * the same code (research.same_code): then no dispatcher is compiled
      * (JitBakeoffTable.dispatcher NULL), a third of the gcc time. */
     bool end_if_same;
     /* ... and also when their IR is the same code (jit_bakeoff_same_ir;
-     * audit.same_ir): then variant 0 alone is compiled and loaded, one
+     * research.same_ir): then variant 0 alone is compiled and loaded, one
      * copy, every clean[] entry its code, no dispatcher. */
     bool end_if_same_ir;
     JitSlowPath slow;                  /* called with slow_ctx below zero */
@@ -210,7 +226,7 @@ typedef struct JitBakeoffRequest {
  * NULL: false), are the same code before gcc compiles any: every option
  * set equal to variant 0's and every IR the same code as variant 0's
  * (ir_same_code).  Then they compile to the same machine code, and a
- * bakeoff of them can compile variant 0 alone (audit.same_ir). */
+ * bakeoff of them can compile variant 0 alone (research.same_ir). */
 bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_VARIANTS]);
 
 /* Compiles a bakeoff into *out, which must stay at its address as long as

@@ -161,11 +161,11 @@ void jit_rmdir(const char *dir);
 /* A unit's directory when it is loaded (or failed): removed, or with
  * jit.dump=units kept and named on stderr ("=== jit unit: WHAT: DIR"),
  * because once its files are gone perf cannot name the code in them. */
-void jit_keep_or_remove(const VmTunables *tun, const char *dir, const char *what);
+void jit_keep_or_remove(const JitTunables *tun, const char *dir, const char *what);
 double jit_now_us(void);
 /* unit.c, shared with bakeoff.c: whether the comma list spec (jit.dump)
  * names what; the load route the jit.load tunable asks for. */
 bool jit_dump_has(const char *spec, const char *what);
-JitLoadRoute jit_load_route(const VmTunables *tun);
+JitLoadRoute jit_load_route(const JitTunables *tun);
 
 #endif

@@ -53,9 +53,9 @@ bool jit_tmpdir(char *buf, size_t size, VmError *err)
     return true;
 }
 
-void jit_keep_or_remove(const VmTunables *tun, const char *dir, const char *what)
+void jit_keep_or_remove(const JitTunables *tun, const char *dir, const char *what)
 {
-    if (tun && jit_dump_has(tun->jit_dump, "units"))
+    if (tun && jit_dump_has(tun->dump, "units"))
         fprintf(stderr, "=== jit unit: %s: %s\n", what, dir);
     else
         jit_rmdir(dir);

@@ -20,7 +20,7 @@
  * Why: with the `inline` client 63 of 68 bakeoffs of the AWFY benchmarks
  * compiled both variants to the same code, with `optlevel` 38 of 65 —
  * bakeoffs that could only time code placement, holding the one slot
- * (audit.same_code, docs/auditing.md).
+ * (research.same_code, docs/auditing.md).
  */
 #include "jit_int.h"
 

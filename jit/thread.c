@@ -17,7 +17,7 @@
  * callers have meanwhile been compiled with it inlined stops growing and
  * waits, possibly forever.  Ties go to the older request (lower id).  A
  * request the auditor hurries (jit_hurry_locked: a bakeoff waits for its
- * install, audit.hurry_jit) goes before all others.  Up to
+ * install, research.hurry_jit) goes before all others.  Up to
  * jit.batch of the first are taken at once and compiled as one unit: one gcc
  * run, one as/ld/dlopen, so the fixed cost of each is shared.  Only while
  * their bytecode adds up to jit.batch_bytecode, though: gcc's time grows

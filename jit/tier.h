@@ -71,6 +71,8 @@ struct Jit {
     unsigned delay_us;
     FILE *log;               /* NULL = no log */
     double t0;               /* clock at jit_new, for log time stamps */
+    JitTunables tun;
+    IrOptions ir;            /* the inliner's options of every request */
     const char *optset;      /* default option set of requests */
     uint32_t nmethods;
     uint8_t *state;          /* per method index: JIT_M_* */

@@ -38,9 +38,9 @@ bool jit_dump_has(const char *spec, const char *what)
     return false;
 }
 
-JitLoadRoute jit_load_route(const VmTunables *tun)
+JitLoadRoute jit_load_route(const JitTunables *tun)
 {
-    return tun->jit_load && !strcmp(tun->jit_load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
+    return tun->load && !strcmp(tun->load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
 }
 
 static void copy_file_to(const char *path, FILE *out)
@@ -113,17 +113,9 @@ static void free_wheres(JitWheres *w, bool contents)
     *w = (JitWheres){0};
 }
 
-static const VmTunables *tunables_of(const VmMethod *m, VmTunables *def)
+static const char *optset_of(const JitRequest *rq, const JitTunables *tun)
 {
-    if (m->module && m->module->vm)
-        return &m->module->vm->tun;
-    vm_tunables_default(def);
-    return def;
-}
-
-static const char *optset_of(const JitRequest *rq, const VmTunables *tun)
-{
-    return rq->optset && *rq->optset ? rq->optset : tun->jit_optset;
+    return rq->optset && *rq->optset ? rq->optset : tun->optset;
 }
 
 /* Builds every live item into a fresh context; an item that fails is
@@ -176,10 +168,10 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmErr
 }
 
 /* Compiles, assembles and loads the unit; false + unit_err if it fails. */
-static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const VmTunables *tun, const char *optset,
+static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables *tun, const char *optset,
                       JitLoaded *unit, double *us_compile, double *us_assemble, VmError *unit_err)
 {
-    const char *dump = tun->jit_dump;
+    const char *dump = tun->dump;
     bool dump_c = jit_dump_has(dump, "c"), dump_asm = jit_dump_has(dump, "asm");
     JitLoadRoute route = jit_load_route(tun);
     char dir[4096];
@@ -223,12 +215,8 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
         memset(&out[i], 0, sizeof out[i]);
         err[i].msg[0] = 0;
     }
-    VmTunables def;
-    const VmTunables *tun = rq[0].m && rq[0].m->module ? tunables_of(rq[0].m, &def) : NULL;
-    if (!tun) {
-        vm_tunables_default(&def);
-        tun = &def;
-    }
+    JitTunables def;
+    const JitTunables *tun = jit_tunables(jit, &def);
     const char *optset = optset_of(&rq[0], tun);
     bool mixed = false;
     for (size_t i = 1; i < n; i++)
@@ -246,7 +234,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
             vm_fail(&err[i], "jit: out of memory");
         return 0;
     }
-    bool dump_ir = jit_dump_has(tun->jit_dump, "ir");
+    bool dump_ir = jit_dump_has(tun->dump, "ir");
     for (size_t i = 0; i < n; i++) {
         Item *x = &it[i];
         x->rq = &rq[i];

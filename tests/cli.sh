@@ -56,7 +56,7 @@ lowest_reading() {
 }
 
 # probe_lowest N command...: the lowest lowest_reading over N runs of the
-# command (which sets audit.defer=0 and audit.min_cycles=0); empty if no
+# command (which sets research.defer=0 and audit.min_cycles=0); empty if no
 # run read one
 probe_lowest() {
     local n=$1 i
@@ -79,7 +79,7 @@ end
 EOF
 printf 'main main\nmethod main () : void static\n  BOGUS r0\nend\n' >"$D/bad.tla"
 
-check help 0 "vm.hot_threshold" -- $T --help
+check help 0 "vm.hot_threshold" -- $T --help=tunables
 check help-lists-commands 0 "tally [options] run FILE" -- $T --help
 check version 0 "tally 0." -- $T --version
 check no-command 2 "usage:" -- $T
@@ -344,28 +344,28 @@ check audit-max-overhead-range 2 "tunable 'audit.max_overhead' must be in 0..999
     $T --audit=aa -X audit.max_overhead=10000 run "$D/ok.tla"
 check audit-timed-cost-range 2 "tunable 'audit.timed_cost' must be in 1..1000000 (cycles), got 0" -- \
     $T --audit=aa -X audit.timed_cost=0 run "$D/ok.tla"
-check help-audit-max-overhead 0 "audit.max_overhead" -- $T --help
+check help-audit-max-overhead 0 "audit.max_overhead" -- $T --help=tunables
 check audit-futility-range 2 "tunable 'audit.futility' must be in 0..100000 (percent), got 100001" -- \
     $T --audit=aa -X audit.futility=100001 run "$D/ok.tla"
-check help-audit-futility 0 "audit.futility" -- $T --help
+check help-audit-futility 0 "audit.futility" -- $T --help=tunables
 check audit-confirm-range 2 "tunable 'audit.confirm' must be 0 or in 100..100000 (percent), got 50" -- \
     $T --audit=aa -X audit.confirm=50 run "$D/ok.tla"
-check help-audit-confirm 0 "audit.confirm" -- $T --help
-check help-audit-confirm-fresh 0 "audit.confirm_fresh" -- $T --help
-check help-audit-confirm-nodiff 0 "audit.confirm_nodiff" -- $T --help
-check help-audit-no-winner 0 "audit.no_winner" -- $T --help
+check help-audit-confirm 0 "audit.confirm" -- $T --help=tunables
+check help-audit-confirm-fresh 0 "research.confirm_fresh" -- $T --help=tunables
+check help-audit-confirm-nodiff 0 "research.confirm_nodiff" -- $T --help=tunables
+check help-audit-no-winner 0 "research.no_winner" -- $T --help=tunables
 check audit-warmup-range 2 "tunable 'audit.warmup' must be in 0..1000000, got 2000000" -- \
     $T --audit=aa -X audit.warmup=2000000 run "$D/ok.tla"
-check help-audit-warmup 0 "audit.warmup" -- $T --help
+check help-audit-warmup 0 "audit.warmup" -- $T --help=tunables
 check audit-copies-range 2 "tunable 'audit.copies' must be in 1..2, got 3" -- \
     $T --audit=aa -X audit.copies=3 run "$D/ok.tla"
 check audit-copies-zero 2 "tunable 'audit.copies' must be in 1..2, got 0" -- \
     $T --audit=aa -X audit.copies=0 run "$D/ok.tla"
-check help-audit-copies 0 "audit.copies" -- $T --help
-check audit-prologue-sampling 2 "tunable 'audit.prologue=0' needs audit.sample_every=0" -- \
-    $T --audit=aa -X audit.prologue=0 run "$D/ok.tla"
-check audit-prologue-off 0 "42" -- $T --audit=aa -X audit.prologue=0 -X audit.sample_every=0 run "$D/ok.tla"
-check help-audit-prologue 0 "audit.prologue" -- $T --help
+check help-audit-copies 0 "audit.copies" -- $T --help=tunables
+check audit-prologue-sampling 2 "tunable 'research.prologue=0' needs audit.sample_every=0" -- \
+    $T --audit=aa -X research.prologue=0 run "$D/ok.tla"
+check audit-prologue-off 0 "42" -- $T --audit=aa -X research.prologue=0 -X audit.sample_every=0 run "$D/ok.tla"
+check help-audit-prologue 0 "research.prologue" -- $T --help=tunables
 
 # turns (audit.quantum_ms): the bakeoffs of f, g and main share the one
 # slot in 5 ms turns while the program runs (inlining off, so that f and
@@ -378,14 +378,14 @@ TURNS="$T --jit=sync -X vm.hot_threshold=2 -X inline.max_depth=0 --audit=aa -X a
 TURNS+=" -X audit.quantum_ms=5 -X audit.futility=0 -X audit.min_samples=1000000 -X audit.min_cycles=0 -X audit.min_cost=0"
 check audit-turns-output 0 "1988000000" -- $TURNS run "$D/turns.tl"
 check audit-turns-resumed 0 "audit: resumed #1 f client=aa turn=2 " -- $TURNS --log=audit run "$D/turns.tl"
-check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000, got 3600001" -- \
+check audit-quantum-range 2 "tunable 'audit.quantum_ms' must be in 0..3600000 (ms), got 3600001" -- \
     $T --audit=aa -X audit.quantum_ms=3600001 run "$D/ok.tla"
-check help-audit-quantum 0 "audit.quantum_ms" -- $T --help
-# audit.same_code: f and g call nothing, so the inline client's two
+check help-audit-quantum 0 "audit.quantum_ms" -- $T --help=tunables
+# research.same_code: f and g call nothing, so the inline client's two
 # inliner settings build the same IR for them: each bakeoff, unprobed,
-# compiles variant 0 alone (audit.same_ir) and ends, a no-difference,
-# the default installed; with audit.same_ir=0 both variants compile to
-# the same code and it ends the same way; with audit.same_code=0 they
+# compiles variant 0 alone (research.same_ir) and ends, a no-difference,
+# the default installed; with research.same_ir=0 both variants compile to
+# the same code and it ends the same way; with research.same_code=0 they
 # sample as before; the aa client's variants are alike on purpose and
 # sample (audit-turns-resumed above)
 SAME="${TURNS/--audit=aa/--audit=inline} --log=audit"
@@ -398,30 +398,30 @@ else
     echo "FAIL audit-same-ir-json: $(grep -o '"method":"f".\{0,200\}' "$D/same.json" | head -1)"
 fi
 check audit-same-code 0 "outcome=no-difference winner=- installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code" -- \
-    $SAME -X audit.same_ir=0 run "$D/turns.tl"
-check audit-same-ir-off 0 "count=0" -- sh -c "echo count=\$($SAME -X audit.same_ir=0 run $D/turns.tl 2>&1 | grep -c same-ir)"
+    $SAME -X research.same_ir=0 run "$D/turns.tl"
+check audit-same-ir-off 0 "count=0" -- sh -c "echo count=\$($SAME -X research.same_ir=0 run $D/turns.tl 2>&1 | grep -c same-ir)"
 check audit-same-code-output 0 "1988000000" -- $SAME run "$D/turns.tl"
-check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X audit.same_code=0 run "$D/turns.tl"
+check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X research.same_code=0 run "$D/turns.tl"
 # a variant of a recursive method calls itself directly (a timed call's
 # recursion stays in its variant); compiled alone for an untimed end
-# (audit.same_ir) it calls itself through its entry, as the JIT's code
+# (research.same_ir) it calls itself through its entry, as the JIT's code
 # does (List's tail ran 19% slower with the direct calls)
 printf 'fn fib(n: int): int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }\n' >"$D/fib.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..3000 { t = t + fib(12); }\n    println(t);\n}\n' >>"$D/fib.tl"
 check audit-same-ir-self-calls 0 "direct=0" -- sh -c "echo direct=\$($SAME -X jit.dump=asm run $D/fib.tl 2>&1 | grep -cE 'call[[:space:]]+ta[0-9]+_v0_fib')"
 # the same holds where the variants turn out the same code only once all
-# compiled (audit.same_ir=0): variant 0, recursive, compiles again untimed
-check audit-same-code-self-calls 0 "direct=0 fib=1" -- sh -c "out=\$($SAME -X audit.same_ir=0 -X jit.dump=asm run $D/fib.tl 2>&1); echo direct=\$(echo \"\$out\" | grep -cE 'call[[:space:]]+ta[0-9]+_v0_fib') fib=\$(echo \"\$out\" | grep -c 'decided #[0-9]* fib .* same-code')"
-check audit-timed-self-calls 0 "timed direct" -- sh -c "$SAME -X audit.same_code=0 -X jit.dump=asm run $D/fib.tl 2>&1 | grep -qE 'call[[:space:]]+ta[0-9]+_v0_fib' && echo timed direct"
-check help-audit-same-code 0 "audit.same_code" -- $T --help
-check help-audit-same-ir 0 "audit.same_ir" -- $T --help
+# compiled (research.same_ir=0): variant 0, recursive, compiles again untimed
+check audit-same-code-self-calls 0 "direct=0 fib=1" -- sh -c "out=\$($SAME -X research.same_ir=0 -X jit.dump=asm run $D/fib.tl 2>&1); echo direct=\$(echo \"\$out\" | grep -cE 'call[[:space:]]+ta[0-9]+_v0_fib') fib=\$(echo \"\$out\" | grep -c 'decided #[0-9]* fib .* same-code')"
+check audit-timed-self-calls 0 "timed direct" -- sh -c "$SAME -X research.same_code=0 -X jit.dump=asm run $D/fib.tl 2>&1 | grep -qE 'call[[:space:]]+ta[0-9]+_v0_fib' && echo timed direct"
+check help-audit-same-code 0 "research.same_code" -- $T --help=tunables
+check help-audit-same-ir 0 "research.same_ir" -- $T --help=tunables
 # extended turns (audit.extend): the aa bakeoff above foresees no
 # decision (min_samples 10⁶), so it is paused, not extended; the
 # extension itself is unit-tested (audit_bakeoff_extend)
 check audit-extend-field 0 '"extended":0' -- sh -c "$TURNS --stats=$D/turns.json run $D/turns.tl >/dev/null && cat $D/turns.json"
 check audit-extend-range 2 "tunable 'audit.extend' must be in 0..1000 (turns), got 1001" -- \
     $T --audit=aa -X audit.extend=1001 run "$D/ok.tla"
-check help-audit-extend 0 "audit.extend" -- $T --help
+check help-audit-extend 0 "audit.extend" -- $T --help=tunables
 # audit.methods: only the named methods get bakeoffs; a name the program
 # lacks is an error on every tier
 check audit-methods-only 0 "f=0 g=1" -- \
@@ -430,22 +430,22 @@ check audit-methods-unknown 2 "tunable 'audit.methods': the program has no metho
     $TURNS -X audit.methods=g,h run "$D/turns.tl"
 check audit-methods-unknown-jit-off 2 "tunable 'audit.methods': the program has no method 'h'" -- \
     $T --jit=off --audit=aa -X audit.methods=h run "$D/turns.tl"
-check help-audit-methods 0 "audit.methods" -- $T --help
+check help-audit-methods 0 "audit.methods" -- $T --help=tunables
 # the sequential test's mixture scales (audit.mixture .. audit.mixture_max)
 check audit-mixture-max-range 2 "tunable 'audit.mixture_max' must be in 0..100000 (basis points), got 100001" -- \
     $T --audit=aa -X audit.mixture_max=100001 run "$D/ok.tla"
-check help-audit-mixture-max 0 "audit.mixture_max" -- $T --help
+check help-audit-mixture-max 0 "audit.mixture_max" -- $T --help=tunables
 
 # variants of the same IR options share one IR, built once from one read
 # of the profile (jit/bakeoff.c, ir_options_same): aa's two variants one, inline's
 # (4x the callee size) two, both built even where they turn out the same
-# code (audit.same_ir then compiles variant 0 alone; off here)
+# code (research.same_ir then compiles variant 0 alone; off here)
 check audit-ir-shared 0 "count=1" -- \
     sh -c "echo count=\$($TURNS -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
 check audit-ir-own 0 "count=2" -- \
-    sh -c "echo count=\$(${TURNS/--audit=aa/--audit=inline} -X audit.same_ir=0 -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
+    sh -c "echo count=\$(${TURNS/--audit=aa/--audit=inline} -X research.same_ir=0 -X jit.dump=ir run $D/turns.tl 2>&1 >/dev/null | grep -c 'jit ir: f (bakeoff #1,')"
 
-# compiling ahead (audit.ahead): without turns f's bakeoff keeps the one
+# compiling ahead (research.ahead): without turns f's bakeoff keeps the one
 # slot to the end, and g's, next in line, compiles meanwhile and waits
 # ready (main's, after it, waits queued: one ahead at a time); off, g's
 # stays queued
@@ -454,8 +454,8 @@ check audit-ahead-ready 0 '"id":2,"method":"g","client":"aa","phase":"ready"' --
     sh -c "$AHEAD run $D/turns.tl >/dev/null && cat $D/ahead.json"
 check audit-ahead-one 0 '"id":3,"method":"main","client":"aa","phase":"queued"' -- cat "$D/ahead.json"
 check audit-ahead-off 0 '"id":2,"method":"g","client":"aa","phase":"queued"' -- \
-    sh -c "$AHEAD -X audit.ahead=0 run $D/turns.tl >/dev/null && cat $D/ahead.json"
-check help-audit-ahead 0 "audit.ahead" -- $T --help
+    sh -c "$AHEAD -X research.ahead=0 run $D/turns.tl >/dev/null && cat $D/ahead.json"
+check help-audit-ahead 0 "research.ahead" -- $T --help=tunables
 
 # probes (audit.probe): h's installed code is timed before anything
 # compiles and its bakeoff ends there, too cheap; the output stays right
@@ -471,7 +471,7 @@ check audit-probe-output 0 "40000000" -- $PROBE run "$D/probe.tl"
 check audit-probe-off 0 "audit: compiled #1 h client=aa" -- $PROBE -X audit.probe=0 run "$D/probe.tl"
 check audit-probe-range 2 "tunable 'audit.probe' must be in 0..1024, got 1025" -- \
     $T --audit=aa -X audit.probe=1025 run "$D/ok.tla"
-check help-audit-probe 0 "audit.probe" -- $T --help
+check help-audit-probe 0 "audit.probe" -- $T --help=tunables
 
 # a method called too rarely to decide ends before compiling: r gets hot
 # (audit.hot_threshold 2000 of its compiled calls) in its phase of
@@ -488,7 +488,7 @@ check audit-rarely-called 0 "audit: failed #1 r client=aa: not called through it
 check audit-rarely-called-output 0 "3000177000" -- $RARE run "$D/rare.tl"
 check audit-rarely-called-no-futility 0 "audit: compiled #1 r client=aa" -- $RARE -X audit.futility=0 run "$D/rare.tl"
 
-# audit.defer: a and b get hot together; the first one probed reads below
+# research.defer: a and b get hot together; the first one probed reads below
 # audit.min_cycles (but above 0.45 × it, the probe's own verdict) and
 # goes back into the queue behind the other, which compiles first; then
 # it compiles too (nothing else waits), and both end too cheap to time.
@@ -504,7 +504,7 @@ printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return 
 printf 'fn b(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/defer.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..4000000 { t = t + a(40) + b(40); }\n    println(t);\n}\n' >>"$D/defer.tl"
 DEFER="$T -X inline.max_depth=0 --audit=aa -X audit.hot_threshold=1000 --log=audit"
-read_probe=$(probe_lowest 5 $DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl")
+read_probe=$(probe_lowest 5 $DEFER -X research.defer=0 -X audit.min_cycles=0 run "$D/defer.tl")
 if [[ -n $read_probe && $read_probe -gt 0 ]]; then
     for try in 1 2 3 4; do
         DM=$((read_probe * 2))
@@ -519,12 +519,12 @@ if [[ -n $read_probe && $read_probe -gt 0 ]]; then
     if grep -q "audit: compiled #1 a client=aa" "$D/out"; then echo "PASS audit-defer-then-compiled"
     else echo "FAIL audit-defer-then-compiled: a not compiled in 4 runs (min_cycles $DM): $(excerpt "$D/out")"; fi
     check audit-defer-output 0 "488000000" -- $DEFER -X audit.min_cycles=$DM run "$D/defer.tl"
-    $DEFER -X audit.defer=0 -X audit.min_cycles=$DM run "$D/defer.tl" >"$D/out" 2>&1
-    if grep -q "audit: deferred" "$D/out"; then echo "FAIL audit-defer-off: deferred with audit.defer=0"; else echo "PASS audit-defer-off"; fi
+    $DEFER -X research.defer=0 -X audit.min_cycles=$DM run "$D/defer.tl" >"$D/out" 2>&1
+    if grep -q "audit: deferred" "$D/out"; then echo "FAIL audit-defer-off: deferred with research.defer=0"; else echo "PASS audit-defer-off"; fi
 else
-    echo "FAIL audit-defer: no probe reading for a: $($DEFER -X audit.defer=0 -X audit.min_cycles=0 run "$D/defer.tl" 2>&1 | head -3)"
+    echo "FAIL audit-defer: no probe reading for a: $($DEFER -X research.defer=0 -X audit.min_cycles=0 run "$D/defer.tl" 2>&1 | head -3)"
 fi
-check help-audit-defer 0 "audit.defer" -- $T --help
+check help-audit-defer 0 "research.defer" -- $T --help=tunables
 
 # audit.cut: s1 and s2 are each called some 5,000 times a second (1 in 20
 # timed), far too few for audit.min_samples within a 0.4 s turn or the
@@ -546,7 +546,7 @@ $CUT -X audit.cut=0 run "$D/cut.tl" >"$D/out" 2>&1
 if grep -q "audit: cut" "$D/out"; then echo "FAIL audit-cut-off: cut with audit.cut=0"; else echo "PASS audit-cut-off"; fi
 check audit-cut-range 2 "tunable 'audit.cut' must be in 0..100 (percent of a turn), got 101" -- \
     $T --audit=aa -X audit.cut=101 run "$D/ok.tla"
-check help-audit-cut 0 "audit.cut" -- $T --help
+check help-audit-cut 0 "audit.cut" -- $T --help=tunables
 
 # idle turns: with audit.hot_threshold=0 p's bakeoff starts as p is
 # compiled, at its first call (--jit=eager); then p is not called for 1 s,
@@ -576,7 +576,7 @@ else echo "FAIL audit-idle-waits: resumed at '${resumed}' ms: $(grep -E 'audit: 
 # longest turn it could get (s1 and s2, cut as above; windows of 10
 # samples, so that they foresee at all) after a deferred one (a, hot once
 # they take turns, its probe below audit.min_cycles, 2 × the lowest
-# reading seen, as for audit.defer above): a compiles while s1 and s2
+# reading seen, as for research.defer above): a compiles while s1 and s2
 # still take turns, where before they took turns to the end and
 # a, deferred, never compiled.  (When s1 and s2 are both hopeless as a
 # is probed, nothing goes before a and it is not deferred at all.)
@@ -584,7 +584,7 @@ head -2 "$D/cut.tl" >"$D/hopeless.tl"
 printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 7; } return s; }\n' >>"$D/hopeless.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..10000 {\n        t = t + s1(100000) + s2(100000);\n' >>"$D/hopeless.tl"
 printf '        if k >= 2000 { for j in 0..20 { t = t + a(40); } }\n    }\n    println(t);\n}\n' >>"$D/hopeless.tl"
-read_probe=$(probe_lowest 3 $CUT -X audit.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl")
+read_probe=$(probe_lowest 3 $CUT -X research.defer=0 -X audit.min_cycles=0 run "$D/hopeless.tl")
 if [[ -n $read_probe && $read_probe -gt 0 ]]; then
     for try in 1 2 3; do
         $CUT -X audit.trim_window=10 -X audit.trim_drop=1 -X audit.min_cycles=$((read_probe * 2)) \
@@ -655,7 +655,7 @@ fi
 # prints two iterations (it fails the runs whose options hold $FAKE_FAIL)
 cat >"$D/fake-tally-ovh" <<EOF
 #!/bin/sh
-[ "\$1" = --help ] && { echo "audit.prologue"; exit 0; }
+[ "\$1" = --help=tunables ] && { echo "research.prologue"; exit 0; }
 echo "\$*" >>"$D/ovh.args"
 case "\$*" in *"\${FAKE_FAIL:-none}"*) exit 3 ;; esac
 echo "Towers: iterations=1 runtime: 100us"; echo "Towers: iterations=1 runtime: 100us"
@@ -665,8 +665,8 @@ rm -f "$D/ovh.args"
 TALLY=$D/fake-tally-ovh bash bench/audit-overhead --rounds=2 --pin --configs=A,B0,B,S Towers=1:1 >"$D/ovh.out" 2>&1
 st=$?
 a=$D/ovh.args c1=$((1 % $(nproc)))
-if [[ $st == 0 && $(grep -c . "$a") == 8 && $(grep -c -- '--jit=sync' "$a") == 8 && $(grep -c 'audit.prologue=0' "$a") == 2 &&
-    $(grep -c 'audit.prologue=0.*audit.sample_every=0\|audit.sample_every=0.*audit.prologue=0' "$a") == 2 &&
+if [[ $st == 0 && $(grep -c . "$a") == 8 && $(grep -c -- '--jit=sync' "$a") == 8 && $(grep -c 'research.prologue=0' "$a") == 2 &&
+    $(grep -c 'research.prologue=0.*audit.sample_every=0\|audit.sample_every=0.*research.prologue=0' "$a") == 2 &&
     $(grep -c 'audit.oracle=1' "$a") == 2 && $(grep -c -- '--audit=aa' "$a") == 6 &&
     $(grep -c "vm.cpu=0 " "$a") == 4 && $(grep -c "vm.cpu=$c1 " "$a") == 4 && $(head -4 "$a" | grep -c "vm.cpu=0 ") == 4 ]] &&
     grep -q '^dispatcher, sampling off (B/B0): geomean 1.000, .* 1 benchmarks, 2 rounds$' "$D/ovh.out"; then
@@ -743,7 +743,7 @@ check audit-overhead-configs-bad 2 "bad --configs 'A,C'" -- bash bench/audit-ove
 check audit-overhead-unknown 2 "no benchmark bench/awfy/Nope.tl" -- bash bench/audit-overhead Nope
 check audit-verify-oracle 2 "tunable 'audit.verify' samples on after the online test's decision; audit.oracle makes none" -- \
     $T --audit=aa -X audit.verify=1 -X audit.oracle=1 run "$D/ok.tla"
-check help-audit-verify 0 "audit.verify" -- $T --help
+check help-audit-verify 0 "audit.verify" -- $T --help=tunables
 # the threads are named (perf report --sort comm, top -H, gdb): the
 # program's, the compile thread, with --audit the auditor's two and
 # with --stats its writer
@@ -785,7 +785,7 @@ fi
 # one thread may run on CPU 0 only and the others keep every CPU
 check vm-cpu-bad 2 "tunable 'vm.cpu' expects a CPU number, got 'x'" -- $T -X vm.cpu=x run "$D/ok.tla"
 check vm-cpu-absent 2 "tunable 'vm.cpu': CPU 1000 is not one this process may run on" -- $T -X vm.cpu=1000 run "$D/ok.tla"
-check help-vm-cpu 0 "vm.cpu" -- $T --help
+check help-vm-cpu 0 "vm.cpu" -- $T --help=tunables
 printf 'fn main() {\n    var t = 0;\n    while t >= 0 { t = (t + 1) %% 1000; }\n}\n' >"$D/forever.tl"
 for jit in on off; do
     others=2   # the main thread, waiting, and the JIT's (--jit=off: none)

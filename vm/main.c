@@ -20,7 +20,12 @@
 #define STATS_PERIOD_MS 1000   /* --stats is rewritten this often while running */
 
 typedef struct Options {
+    /* every tier's tunables, filled by -X through `tunables` */
     VmTunables tun;
+    IrOptions ir;
+    JitTunables jit_tun;
+    AuConfig au;
+    VmTunSet tunables;
     const char *stats;      /* --stats=FILE */
     const char *out;        /* -o FILE */
     bool no_verify;         /* asm --no-verify */
@@ -43,7 +48,7 @@ static void usage(FILE *out)
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
-          "  -X name=value      set a tunable (below)\n"
+          "  -X name=value      set a tunable (tally --help=tunables lists them)\n"
           "  --stats=FILE.json  write profiles (and bakeoffs) as JSON every second, at the\n"
           "                     end and on SIGINT/SIGTERM (schema: docs/stats.md)\n"
           "  -o FILE            output file for asm and build\n"
@@ -57,11 +62,9 @@ static void usage(FILE *out)
           "                     compete (bakeoffs), a comma list of clients:\n",
           out);
     au_clients_help(out);
-    fputs("\n"
-          "tunables:\n",
-          out);
-    vm_tunables_help(out);
-    fputs("\nexit status: 0 ok, 1 run-time error, 2 bad usage or bad/unverifiable module;\n"
+    fputs("  --help=tunables    list every tunable by owner, with its current value\n"
+          "                     (after the -X options before it)\n"
+          "\nexit status: 0 ok, 1 run-time error, 2 bad usage or bad/unverifiable module;\n"
           "a program's exit(n) exits with n.\n",
           out);
 }
@@ -172,7 +175,7 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
     int cpu;
     if (!vm_cpu_parse(o->tun.cpu, &cpu, &aerr))
         return fail_usage("%s", aerr.msg, NULL);
-    if (o->tun.audit_clients && o->tun.audit_clients[0] && !au_check_tunables(&o->tun, &aerr))
+    if (o->au.clients && o->au.clients[0] && !au_check_config(&o->au, o->jit_tun.optset, &o->ir, &aerr))
         return fail_usage("%s", aerr.msg, NULL);
     bool compiled;
     VmModule *m = load(o, path, &compiled);
@@ -187,7 +190,7 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         vm_module_free(m);
         return EXIT_USAGE;
     }
-    if (o->tun.audit_clients && o->tun.audit_clients[0] && !au_check_methods(m, o->tun.audit_methods, &aerr)) {
+    if (o->au.clients && o->au.clients[0] && !au_check_methods(m, o->au.methods, &aerr)) {
         vm_module_free(m);
         return fail_usage("%s", aerr.msg, NULL);
     }
@@ -206,15 +209,15 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
     }
     Jit *jit = NULL;
     if (o->jit != JIT_OFF) {
-        jit = jit_new(vm, o->jit, &err);
+        jit = jit_new(vm, o->jit, &o->jit_tun, &o->ir, &err);
         if (!jit)  /* not the program's fault: it runs interpreted */
             fprintf(stderr, "tally: warning: %s; running without the JIT\n", err.msg);
     }
     /* --audit: bakeoffs of the compiled code.  Without the JIT there is
      * nothing to audit; said only with --log=audit, so that output stays
      * the same on every tier. */
-    AuAuditor *au = au_auditor_new(vm, jit, &err);
-    if (!au && err.msg[0] && o->tun.audit_log)
+    AuAuditor *au = au_auditor_new(vm, jit, &o->au, &err);
+    if (!au && err.msg[0] && o->au.log)
         fprintf(stderr, "tally: warning: %s; not auditing\n", err.msg);
     if (au && !au_auditor_start(au, &err)) {
         fprintf(stderr, "tally: warning: %s; not auditing\n", err.msg);
@@ -319,7 +322,7 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
         if (!v)
             return fail_usage("-X needs name=value%s", "", NULL);
-        if (!vm_tunables_set(&o->tun, v, &err)) {
+        if (!vm_tun_set(&o->tunables, v, &err)) {
             fprintf(stderr, "tally: %s\n", err.msg);
             return EXIT_USAGE;
         }
@@ -356,7 +359,7 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         if (!mask)
             return fail_usage("--audit needs a list of clients (--audit=%s)",
                               "inline,optlevel,unroll,vectorize,aa,custom", NULL);
-        o->tun.audit_clients = a + 8;   /* argv outlives the VM */
+        o->au.clients = a + 8;   /* argv outlives the VM */
         return 0;
     }
     if (!strncmp(a, "--log=", 6)) {
@@ -365,9 +368,9 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         snprintf(topics, sizeof topics, "%s", a + 6);
         for (char *save = NULL, *w = strtok_r(topics, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
             if (!strcmp(w, "jit"))
-                o->tun.jit_log = 1;
+                o->jit_tun.log = true;
             else if (!strcmp(w, "audit"))
-                o->tun.audit_log = 1;
+                o->au.log = true;
             else
                 return fail_choice("log topic", w, log_topics, sizeof log_topics / sizeof *log_topics);
         }
@@ -383,6 +386,11 @@ int main(int argc, char **argv)
 {
     Options o = {.jit = JIT_ON};
     vm_tunables_default(&o.tun);
+    ir_options_default(&o.ir);
+    jit_tunables_default(&o.jit_tun);
+    au_config_default(&o.au);
+    o.tunables = (VmTunSet){{&vm_tun_group, &ir_tun_group, &jit_tun_group, &au_tun_group},
+                            {&o.tun, &o.ir, &o.jit_tun, &o.au}, 4};
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
@@ -393,6 +401,12 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
+        if (!strcmp(argv[i], "--help=tunables") || !strcmp(argv[i], "--help=tunables-markdown")) {
+            vm_tun_list(stdout, &o.tunables, argv[i][15] == '-');
+            return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+        }
+        if (!strncmp(argv[i], "--help=", 7))
+            return fail_usage("unknown help topic '%s' (--help=tunables lists the tunables)", argv[i] + 7, NULL);
         if (!strcmp(argv[i], "--version")) {
             printf("tally %s (bytecode format %u, %s dispatch)\n", VM_VERSION_STRING,
                    VM_FORMAT_VERSION, vm_interp_handlers() ? "threaded" : "switch");

@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tunables.h"
+
 #define VM_VERSION_STRING "0.1.0"
 #define VM_FORMAT_MAGIC "TLB\x1a"     /* 4 bytes at the start of a .tlb */
 #define VM_FORMAT_VERSION 3u          /* bumped on any incompatible change */
@@ -434,22 +436,20 @@ VmMethod *vm_itable_lookup(VmClass *c, VmClass *iface, int32_t slot);
  * first way does not match: updates the site's profile and caches. */
 VmMethod *vm_iface_dispatch(VmThread *t, VmCallSite *s, VmClass *c);
 
-/* ---- tunables ----------------------------------------------------------- */
+/* ---- tunables (the engine: tunables.h) ---------------------------------- */
 
-typedef enum VmTunableType { VM_TUN_INT, VM_TUN_SIZE, VM_TUN_BOOL, VM_TUN_STRING } VmTunableType;
-
+/* The VM's own tunables (vm/vm_tunables.def). */
 typedef struct VmTunables {
-#define TUNABLE(field, name, type, deflt, help) int64_t field;
+#define TUNABLE(field, name, kind, deflt, min, max, unit, help) VM_TUN_CTYPE_##kind field;
 #define TUNABLE_STR(field, name, deflt, help) const char *field;
-#include "tunables.def"
+#include "vm_tunables.def"
 #undef TUNABLE
 #undef TUNABLE_STR
 } VmTunables;
-
+extern const VmTunGroup vm_tun_group;
 void vm_tunables_default(VmTunables *tun);
-/* Parses "name=value"; on error, err names the problem and a suggestion. */
+/* "name=value" for a VM tunable only (tests, embedders). */
 bool vm_tunables_set(VmTunables *tun, const char *assignment, VmError *err);
-void vm_tunables_help(FILE *out);
 /* Closest of `candidates` to `word` by edit distance, or NULL if none is close. */
 const char *vm_suggest(const char *word, const char *const *candidates, size_t n);
 

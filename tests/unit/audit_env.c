@@ -24,26 +24,26 @@ const char *const ENV_SRC =
 bool env_new_jit(Env *e, const char *const *assign, EnvJit jit)
 {
     memset(e, 0, sizeof *e);
-    VmTunables tun;
-    vm_tunables_default(&tun);
-    tun.hot_threshold = 1LL << 40;
-    tun.stack_slots = 1 << 14;
-    tun.max_frames = 1024;
-    tun.audit_hot_threshold = 100;
-    tun.audit_interval_ms = 1;
-    tun.audit_seed = 42;
-    tun.audit_min_cost = 0;   /* twice is cheap: audit_bakeoff_static_cheap sets it */
+    TestTunables tun;
+    test_tunables_init(&tun);
+    tun.vm.hot_threshold = 1LL << 40;
+    tun.vm.stack_slots = 1 << 14;
+    tun.vm.max_frames = 1024;
+    tun.au.hot_threshold = 100;
+    tun.au.interval = 0.001;
+    tun.au.seed = 42;
+    tun.au.min_cost = 0;   /* twice is cheap: audit_bakeoff_static_cheap sets it */
     VmError err = {{0}};
     for (int i = 0; assign && assign[i]; i++)
-        if (!vm_tunables_set(&tun, assign[i], &err))
+        if (!test_tunables_set(&tun, assign[i], &err))
             test_fail(__FILE__, __LINE__, "%s: %s", assign[i], err.msg);
-    e->vm = test_load_tl("t.tl", ENV_SRC, &tun);
+    e->vm = test_load_tl("t.tl", ENV_SRC, &tun.vm);
     if (!e->vm)
         return false;
     jit_set_test_hooks(&(JitTestHooks){.compile = jit.compile, .paused = jit.queue});
-    e->jit = jit_new(e->vm, jit.queue ? JIT_ON : JIT_SYNC, &err);
+    e->jit = jit_new(e->vm, jit.queue ? JIT_ON : JIT_SYNC, &tun.jit, &tun.ir, &err);
     jit_set_test_hooks(NULL);
-    e->au = e->jit ? au_auditor_new(e->vm, e->jit, &err) : NULL;
+    e->au = e->jit ? au_auditor_new(e->vm, e->jit, &tun.au, &err) : NULL;
     e->t = vm_thread_new(e->vm);
     if (!e->au || !e->t) {
         test_fail(__FILE__, __LINE__, "auditor: %s", err.msg);

@@ -16,11 +16,10 @@ bool sim_verbose(void)
 /* The defaults of the tunables table, as the VM would configure them. */
 AuConfig sim_config(void)
 {
-    VmTunables tun;
-    vm_tunables_default(&tun);
     AuConfig cfg;
     VmError err;
-    if (!au_config_from_tunables(&cfg, &tun, &err))
+    au_config_default(&cfg);
+    if (!au_config_check(&cfg, &err))
         test_fail(__FILE__, __LINE__, "default audit config rejected: %s", err.msg);
     cfg.min_effect = 0;   /* the tests here measure the test itself: any difference */
     return cfg;

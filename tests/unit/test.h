@@ -62,6 +62,9 @@ int test_directive_words(const char *text, const char *name, char **out, int max
 
 #include "lang.h"
 #include "vm.h"
+#include "ir.h"
+#include "jit.h"
+#include "audit.h"
 /* Loading programs (util.c): test_link verifies and links m (freed on
  * failure; tun NULL = defaults; report: failures are test failures);
  * test_load_tla/test_load_tl assemble or compile src first.  test_unload
@@ -86,13 +89,24 @@ uint32_t test_ir_count_op(const struct IrFunc *f, int op);
 struct IrInsn;
 struct IrInsn *test_ir_first_op(const struct IrFunc *f, int op);   /* in block order; NULL: none */
 
+/* Every tier's tunables, as the command holds them (vm/main.c). */
+typedef struct TestTunables {
+    VmTunables vm;
+    IrOptions ir;
+    JitTunables jit;
+    AuConfig au;
+} TestTunables;
+void test_tunables_init(TestTunables *t);
+/* "name=value" into whichever tier's table has the name; false + err. */
+bool test_tunables_set(TestTunables *t, const char *assignment, VmError *err);
+
 /* A program of the test corpus (see test_corpus_each in util.c); the
  * module is the callee's to link and free. */
 typedef struct {
     const char *path;
     const char *text;
     VmModule *m;
-    VmTunables tun; /* defaults plus the program's `// flags: -X` */
+    TestTunables tun; /* defaults plus the program's `// flags: -X` */
     int nargs;
     char *args[32];
 } TestProgram;

@@ -13,6 +13,7 @@
  * end tests are in test_audit_dispatch.c.
  */
 #include "audit_env.h"
+#include "auditor.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -38,40 +39,45 @@ TEST(audit_clients_parse)
 
 TEST(audit_client_variants)
 {
-    VmTunables tun;
-    vm_tunables_default(&tun);
+    AuConfig cfg;
+    au_config_default(&cfg);
+    IrOptions ir;
+    ir_options_default(&ir);
     AuVariantSpec v[AU_MAX_VARIANTS];
     VmError err = {{0}};
-    CHECK_INT(au_client_variants(AU_CLIENT_INLINE, &tun, v, &err), 2);
+    CHECK_INT(au_client_variants(AU_CLIENT_INLINE, &cfg, "O2", &ir, v, &err), 2);
     CHECK_STR(v[1].name, "inline4x");
-    CHECK_INT(v[1].inline_max_callee_size, 4 * tun.inline_max_callee_size);
-    CHECK_INT(v[0].inline_max_callee_size, tun.inline_max_callee_size);
+    CHECK_INT(v[1].inline_max_callee_size, 4 * ir.max_callee_size);
+    CHECK_INT(v[0].inline_max_callee_size, ir.max_callee_size);
     CHECK_STR(v[0].optset, "O2");
-    CHECK_INT(au_client_variants(AU_CLIENT_OPTLEVEL, &tun, v, &err), 2);
+    CHECK_INT(au_client_variants(AU_CLIENT_OPTLEVEL, &cfg, "O2", &ir, v, &err), 2);
     CHECK_STR(v[0].optset, "O2");
     CHECK_STR(v[1].optset, "O3");
-    CHECK_INT(au_client_variants(AU_CLIENT_UNROLL, &tun, v, &err), 2);
+    CHECK_INT(au_client_variants(AU_CLIENT_UNROLL, &cfg, "O2", &ir, v, &err), 2);
     CHECK_STR(v[1].optset, "unroll");
-    CHECK_INT(au_client_variants(AU_CLIENT_AA, &tun, v, &err), 2);
+    CHECK_INT(au_client_variants(AU_CLIENT_AA, &cfg, "O2", &ir, v, &err), 2);
     CHECK(!strcmp(v[0].optset, v[1].optset) && v[0].inline_max_callee_size == v[1].inline_max_callee_size);
     /* custom: raw option strings, at least two */
-    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &tun, v, &err), 0);
+    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &cfg, "O2", &ir, v, &err), 0);
     CHECK_CONTAINS(err.msg, "audit.custom");
-    tun.audit_custom = "-O0; -O2 -funroll-loops ;O3";
-    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &tun, v, &err), 3);
+    cfg.custom = "-O0; -O2 -funroll-loops ;O3";
+    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &cfg, "O2", &ir, v, &err), 3);
     CHECK_STR(v[1].optset, "-O2 -funroll-loops");
     CHECK_STR(v[2].name, "O3");
-    tun.audit_custom = "-O0;bogus";
-    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &tun, v, &err), 0);
+    cfg.custom = "-O0;bogus";
+    CHECK_INT(au_client_variants(AU_CLIENT_CUSTOM, &cfg, "O2", &ir, v, &err), 0);
     CHECK_CONTAINS(err.msg, "unknown option set 'bogus'");
-    tun.audit_optlevel = "O2";
-    CHECK_INT(au_client_variants(AU_CLIENT_OPTLEVEL, &tun, v, &err), 0);
-    tun.audit_clients = "optlevel";
-    CHECK(!au_check_tunables(&tun, &err));
-    tun.audit_optlevel = "O2,O3";
-    tun.audit_concurrent = 0;
-    CHECK(!au_check_tunables(&tun, &err));
-    CHECK_CONTAINS(err.msg, "audit.concurrent");
+    cfg.optlevel = "O2";
+    CHECK_INT(au_client_variants(AU_CLIENT_OPTLEVEL, &cfg, "O2", &ir, v, &err), 0);
+    cfg.clients = "optlevel";
+    CHECK(!au_check_config(&cfg, "O2", &ir, &err));
+    /* ranges are the rows' own: -X rejects them before any check */
+    TestTunables tun;
+    test_tunables_init(&tun);
+    CHECK(!test_tunables_set(&tun, "audit.concurrent=0", &err));
+    CHECK_CONTAINS(err.msg, "tunable 'audit.concurrent' must be in 1..16 (bakeoffs), got 0");
+    CHECK(!test_tunables_set(&tun, "audit.inline_scale=1", &err));
+    CHECK_CONTAINS(err.msg, "audit.inline_scale");
 }
 
 /* ---- the lifecycle, with a stub compiler ---------------------------------------- */
@@ -80,7 +86,7 @@ TEST(audit_client_variants)
  * (audit_bakeoff_ahead tests compiles ahead) */
 static const char *const LIFECYCLE[] = {
     "audit.clients=aa,custom", "audit.custom=-O0;-O2", "audit.min_samples=200", "audit.trim_window=10",
-    "audit.trim_drop=1", "audit.timeout_ms=60000", "audit.confirm=0", "audit.ahead=0", NULL,
+    "audit.trim_drop=1", "audit.timeout_ms=60000", "audit.confirm=0", "research.ahead=0", NULL,
 };
 
 TEST(audit_bakeoff_queue_and_decisions)
@@ -423,7 +429,7 @@ static bool work_paused_idle(Env *e, useconds_t wait, uint64_t work_calls, uint6
 {
     static const char *const set[] = {
         "audit.clients=aa",  "audit.quantum_ms=20", "audit.interval_ms=10", "audit.min_samples=200",
-        "audit.trim_window=10", "audit.trim_drop=1", "audit.confirm=0", "audit.ahead=0",
+        "audit.trim_window=10", "audit.trim_drop=1", "audit.confirm=0", "research.ahead=0",
         "audit.timeout_ms=60000", NULL,
     };
     if (!env_two_hot(e, set))
@@ -507,7 +513,7 @@ TEST(audit_bakeoff_turns)
     CHECK_INT(env_records(&e, r, 4), 2);
     CHECK_INT(r[0].phase, AU_PHASE_SAMPLING);
     CHECK_INT(r[0].turns, 1);
-    CHECK_INT(r[1].phase, AU_PHASE_READY);   /* compiled ahead (audit.ahead) */
+    CHECK_INT(r[1].phase, AU_PHASE_READY);   /* compiled ahead (research.ahead) */
     usleep(3000);
     au_auditor_poll(e.au);   /* work's turn is over: paused, twice starts */
     env_records(&e, r, 4);
@@ -559,7 +565,7 @@ TEST(audit_bakeoff_foreseen_first)
 {
     static const char *const set[] = {
         "audit.clients=aa",     "audit.quantum_ms=50", "audit.min_samples=200", "audit.trim_window=10",
-        "audit.trim_drop=1",    "audit.confirm=0",     "audit.timeout_ms=60000", "audit.ahead=0",
+        "audit.trim_drop=1",    "audit.confirm=0",     "audit.timeout_ms=60000", "research.ahead=0",
         "audit.extend=0",       NULL,
     };
     Env e;
@@ -741,9 +747,7 @@ TEST(audit_bakeoff_extend)
         CHECK_INT(r[0].extended, extend);
         CHECK_INT(r[1].phase, extend ? AU_PHASE_READY : AU_PHASE_SAMPLING);
         if (extend) {
-            AuConfig cfg;
-            VmError err;
-            CHECK(au_config_from_tunables(&cfg, &e.vm->tun, &err));
+            AuConfig cfg = e.au->cfg;
             double td = au_stats_to_decide(&cfg, &r[0].result);   /* the look it was extended on */
             CHECK(td > 0 && td <= 0.1);
             usleep(100000);   /* its one extra turn is over too */
@@ -804,19 +808,19 @@ TEST(audit_bakeoff_cut)
     }
 }
 
-/* audit.wait_jit: a quarter into its turn, a bakeoff whose variants call
+/* research.wait_jit: a quarter into its turn, a bakeoff whose variants call
  * a method queued in the JIT (tree, the compile thread paused) yields its
  * slot to the waiting one ("yielded", not a turn had), its samples being
  * ones the install would throw away, though at its rate it would decide
  * in its turn (900 samples a variant in 0.12 s: audit_bakeoff_cut keeps
- * it); with its callee compiled, or audit.wait_jit=0, it keeps the slot. */
+ * it); with its callee compiled, or research.wait_jit=0, it keeps the slot. */
 TEST(audit_bakeoff_yields_while_callee_queued)
 {
     for (int mode = 0; mode < 3; mode++) {   /* queued, installed, wait_jit=0 */
         const char *const set[] = {
             "audit.clients=aa",  "audit.quantum_ms=400", "audit.min_samples=1000", "audit.trim_window=10",
             "audit.trim_drop=1", "audit.confirm=0",      "audit.timeout_ms=60000", "audit.cut=25",
-            "audit.extend=0",    mode == 2 ? "audit.wait_jit=0" : "audit.wait_jit=1", NULL,
+            "audit.extend=0",    mode == 2 ? "research.wait_jit=0" : "research.wait_jit=1", NULL,
         };
         Env e;
         if (!env_two_hot_calling(&e, set, "tree", (EnvJit){.queue = true}))
@@ -843,17 +847,17 @@ TEST(audit_bakeoff_yields_while_callee_queued)
     }
 }
 
-/* audit.restart: a callee's install while a bakeoff samples starts its
+/* research.restart: a callee's install while a bakeoff samples starts its
  * samples over, and its turn begins again: 0.3 s into a 0.4 s turn the
  * JIT installs tree, and 0.15 s later the bakeoff still samples, its
- * sampling time counted whole; with audit.restart=0 its turn is over. */
+ * sampling time counted whole; with research.restart=0 its turn is over. */
 TEST(audit_bakeoff_turn_again_at_restart)
 {
     for (int mode = 0; mode < 2; mode++) {   /* restart on, off */
         const char *const set[] = {
             "audit.clients=aa",  "audit.quantum_ms=400", "audit.min_samples=1000", "audit.trim_window=10",
             "audit.trim_drop=1", "audit.confirm=0",      "audit.timeout_ms=60000", "audit.cut=0",
-            "audit.extend=0",    mode == 0 ? "audit.restart=1" : "audit.restart=0", NULL,
+            "audit.extend=0",    mode == 0 ? "research.restart=1" : "research.restart=0", NULL,
         };
         Env e;
         if (!env_two_hot_calling(&e, set, "tree", (EnvJit){.compile = env_jit_stub, .queue = true}))
@@ -882,7 +886,7 @@ TEST(audit_bakeoff_turn_again_at_restart)
     }
 }
 
-/* audit.ahead: while the one slot samples, the record next in line
+/* research.ahead: while the one slot samples, the record next in line
  * compiles for a slot of its own and waits READY, its method's code
  * untouched; when the slot frees it samples at once, nothing compiled
  * then, and the next one compiles ahead.  One ahead at a time; a failed

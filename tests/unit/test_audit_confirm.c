@@ -1,5 +1,5 @@
 /* tests/unit/test_audit_confirm.c — confirmation of winners and no-differences
- * (audit.confirm, audit.confirm_fresh; au_stats_confirm in
+ * (audit.confirm, research.confirm_fresh; au_stats_confirm in
  * audit/stats.c): the rule on hand-made results and on real sums, and
  * transients on synthetic streams (audit_sim.c). */
 #include "audit.h"
@@ -66,7 +66,7 @@ TEST(audit_confirm_rule)
     r = w;
     CHECK_INT(au_stats_confirm(&c, &st, &cfg, AU_TEST_SEQUENTIAL, cfg.timeout, &r), AU_TIMEOUT);
     CHECK_INT(r.install, 0);
-    /* a no-difference (audit.confirm_nodiff) likewise; off, at once */
+    /* a no-difference (research.confirm_nodiff) likewise; off, at once */
     CHECK(cfg.confirm_nodiff);
     AuResult nd = {.outcome = AU_NO_DIFFERENCE, .nvariants = 2, .best = 1, .install = 0};
     nd.v[0].samples = nd.v[1].samples = 10000;
@@ -99,7 +99,7 @@ TEST(audit_confirm_rule)
     au_stats_free(&st);
 }
 
-/* audit.confirm_fresh on real sums: the same decision at twice the
+/* research.confirm_fresh on real sums: the same decision at twice the
  * samples stands only if the samples since its first look agree. */
 static AuOutcome confirm_after(const AuConfig *cfg, AuOutcome decided, double before0, double before1,
                                double after0, double after1, AuResult *r)
@@ -207,7 +207,7 @@ TEST(audit_confirm_transient)
     CHECK_INT(with, 0);
 }
 
-/* audit.confirm_fresh: a transient as long as the first look.  Variant 1
+/* research.confirm_fresh: a transient as long as the first look.  Variant 1
  * is 15% faster for the first 14 looks, variant 0 5% faster after: at
  * twice the first look's samples the cumulative sums still have variant
  * 1 ahead by about 7%, the samples since the first look have it behind. */
@@ -228,7 +228,7 @@ TEST(audit_confirm_fresh_transient)
     CHECK_INT(fresh, 0);
 }
 
-/* audit.confirm_nodiff: the variants alike for the first 70 looks
+/* research.confirm_nodiff: the variants alike for the first 70 looks
  * (70,000 samples each; an A/A bakeoff here ends no-difference at a
  * median of 65,250 without the rule), variant 1 3% faster after — CD's
  * handleNewFrame$lambda1 in miniature (docs/auditing.md, "Confirmation").

@@ -58,7 +58,7 @@ static void dispatcher_counts(const char *copies, int arms)
 {
     const char *const set[] = {"audit.clients=optlevel", "audit.sample_every=5", "audit.burst=2", "audit.warmup=1",
                                "audit.jitter=0", "audit.buffer_slots=65536", "audit.max_overhead=0",
-                               "audit.same_code=0" /* O2 and O3 compile twice alike */, copies, NULL};
+                               "research.same_code=0" /* O2 and O3 compile twice alike */, copies, NULL};
     Env e;
     AuBakeoffRecord r[2];
     VmMethod *twice = dispatched(&e, set, r);
@@ -116,7 +116,7 @@ TEST(audit_dispatcher_counts)
 
 /* Sampling off (audit.sample_every=0): the real dispatcher counts every
  * call down from INT32_MAX (its first call takes the slow path, which
- * sets that), and with audit.prologue=0 it is the same code without the
+ * sets that), and with research.prologue=0 it is the same code without the
  * countdown: the thread's state is never touched, and the method still
  * computes what it computes. */
 static void dispatcher_prologue(const char *prologue, bool counts)
@@ -139,8 +139,8 @@ static void dispatcher_prologue(const char *prologue, bool counts)
 
 TEST(audit_dispatcher_prologue)
 {
-    dispatcher_prologue("audit.prologue=1", true);
-    dispatcher_prologue("audit.prologue=0", false);
+    dispatcher_prologue("research.prologue=1", true);
+    dispatcher_prologue("research.prologue=0", false);
 }
 
 /* audit.copies=2 as the JIT lays it out: every variant twice, each copy
@@ -163,7 +163,7 @@ TEST(audit_copies_layout)
     rq.nvariants = 2;
     rq.copies = 2;
     for (int k = 0; k < 2; k++) {
-        ir_options_default(&rq.ir[k], &e.vm->tun);
+        ir_options_default(&rq.ir[k]);
         rq.optset[k] = k ? "O3" : "O2";
     }
     rq.slow = test_stub_slow;

@@ -90,7 +90,7 @@ static AuBakeoffRecord record(uint32_t id, AuPhase phase, AuOutcome outcome)
         r.probe_cycles = 412.5;
         r.probe_samples = 256;
         r.probe_rate = 250000;
-        r.deferred = true;         /* put back once (audit.defer), then ran */
+        r.deferred = true;         /* put back once (research.defer), then ran */
         res->nvariants = 2;
         /* weighted, as a recursive method's: 3 calls a timed call */
         res->v[0] = (AuVariantResult){.samples = 12000, .received = 13400, .trimmed = 1340,
@@ -566,7 +566,7 @@ TEST(audit_report_log_lines)
     s = log_line(0.7875, &r, AU_EV_COMPILED);
     CHECK_STR(s, "[787.500ms] audit: compiled #7 Foo.bar client=inline variants=2 compile=37.5ms probe=412cycles/256\n");
     free(s);
-    r.probe_cycles = 41.4;    /* audit.defer: back into the queue, nothing compiled */
+    r.probe_cycles = 41.4;    /* research.defer: back into the queue, nothing compiled */
     r.deferred = true;
     s = log_line(0.7875, &r, AU_EV_DEFERRED);
     CHECK_STR(s, "[787.500ms] audit: deferred #7 Foo.bar client=inline probe=41cycles/256\n");
@@ -607,7 +607,7 @@ TEST(audit_report_log_lines)
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " test=sequential futile between duration=2.250s\n");
     free(s);
-    r.result.between = false;    /* no winner left, a no-difference not waited for (audit.no_winner) */
+    r.result.between = false;    /* no winner left, a no-difference not waited for (research.no_winner) */
     s = log_line(3.25, &r, AU_EV_DECIDED);
     CHECK_CONTAINS(s, " test=sequential futile no-winner duration=2.250s\n");
     free(s);
@@ -712,7 +712,7 @@ TEST(audit_report_log_lines)
     CHECK_STR(au_phase_name((AuPhase)-1), "unknown");
 }
 
-/* audit.same_code: decided untimed, its variants the same code — no
+/* research.same_code: decided untimed, its variants the same code — no
  * estimate, no duration, the default installed; the JSON says so and
  * the log line ends in same-code (and same-ir, known from the IR). */
 TEST(audit_report_same_code)
@@ -741,7 +741,7 @@ TEST(audit_report_same_code)
     CHECK_STR(s, "[1500.000ms] audit: decided #9 Foo.bar client=inline outcome=no-difference winner=- "
                  "installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code\n");
     free(s);
-    /* audit.same_ir: known from the IR, variant 0 alone compiled */
+    /* research.same_ir: known from the IR, variant 0 alone compiled */
     r.same_ir = true;
     f = open_memstream(&buf, &len);
     au_report_json(f, &r, 1, "");

@@ -602,7 +602,7 @@ TEST(audit_ring_analysis_verify)
     au_analysis_free(a);
 }
 
-/* audit.restart: a callee's JIT install (au_analysis_code_changed) before the
+/* research.restart: a callee's JIT install (au_analysis_code_changed) before the
  * decision starts the bakeoff over, sums, count and clock, so that its
  * decision rests on the samples after the install alone: here those say
  * the opposite of the ones before.  The oracle starts over too.  Off, the
@@ -662,7 +662,7 @@ TEST(audit_ring_analysis_restart)
     }
 }
 
-/* audit.wait_jit: while a callee waits in the JIT's queue
+/* research.wait_jit: while a callee waits in the JIT's queue
  * (au_analysis_jit_queued) a decision is held, the bakeoff foreseeing
  * nothing while it holds one (before, it foresees as any), and taken once the callee is out of the queue; at the
  * wall-time budget a held decision ends as a timeout with the default.

@@ -81,7 +81,7 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
                 out->paper_first = !paper_ready;
                 out->paper_best = res.install;
             }
-            if (res.v[0].samples >= cfg->min_samples && res.v[1].samples >= cfg->min_samples)
+            if (res.v[0].samples >= (uint64_t)cfg->min_samples && res.v[1].samples >= (uint64_t)cfg->min_samples)
                 paper_ready = true;
         }
         if (out->outcome == AU_RUNNING) {
@@ -97,7 +97,7 @@ static void sim_bakeoff(const AuConfig *cfg, int n, const double *factor, uint64
             }
         }
         if (out->outcome != AU_RUNNING &&
-            (!paper_full || out->paper_fired || res.v[0].samples >= cfg->max_samples))
+            (!paper_full || out->paper_fired || res.v[0].samples >= (uint64_t)cfg->max_samples))
             break;
     }
     au_stats_free(&st);
@@ -479,7 +479,7 @@ TEST(audit_aa_false_positives)
  * counts of a steady machine, and a 2% difference is still found.  With
  * per-variant variances the swing counts twice: the window means' spread
  * is some 0.23 instead of 0.035, and A/A bakeoffs run into the
- * 1,000,000-sample budget (timeout; checked on 20 with audit.paired=0). */
+ * 1,000,000-sample budget (timeout; checked on 20 with research.paired=0). */
 TEST(audit_common_drift)
 {
     AuConfig cfg = sim_config();
@@ -505,7 +505,7 @@ TEST(audit_common_drift)
         correct += o.outcome == AU_WINNER && o.install == fast;
         wrong += o.outcome == AU_WINNER && o.install != fast;
     }
-    /* the same A/A streams with per-variant variances (audit.paired=0) */
+    /* the same A/A streams with per-variant variances (research.paired=0) */
     enum { UNPAIRED = 20 };
     AuConfig unp = cfg;
     unp.paired = false;
@@ -597,10 +597,9 @@ static int min_effect_runs(const AuConfig *cfg, int runs, double diff, int *nodi
  * still found every time. */
 TEST(audit_min_effect)
 {
-    AuConfig cfg = sim_config();
-    VmTunables tun;
-    vm_tunables_default(&tun);
-    cfg.min_effect = tun.audit_min_effect / 10000.0;
+    AuConfig cfg = sim_config(), def;
+    au_config_default(&def);
+    cfg.min_effect = def.min_effect;
     cfg.no_winner = false;   /* 0.5% would end with no winner left first (audit_no_winner) */
     CHECK(sim_near(cfg.min_effect, 0.02, 1e-9));
     enum { RUNS = 60 };
@@ -652,7 +651,7 @@ TEST(audit_between)
         printf("audit between: 1.5%% faster, %d of 20 between the margins, at most %llu samples\n",
                between, (unsigned long long)most);
     CHECK(between >= 19);
-    CHECK(most <= cfg.max_samples / 2);
+    CHECK(most <= (uint64_t)cfg.max_samples / 2);
     CHECK_INT(kept, 20);
     /* three variants, two of them 1.5% faster: neither can be shown 2%
      * faster than the other */
@@ -671,7 +670,7 @@ TEST(audit_between)
     CHECK(!o.between && o.samples >= 300000);
 }
 
-/* No winner left (stats.c: no_winner_left, audit.no_winner): a variant
+/* No winner left (stats.c: no_winner_left, research.no_winner): a variant
  * 0.8% faster than the other can never be a winner with audit.min_effect
  * 2%, and the alternative 0.8% faster is no no-difference before its
  * interval is inside ±1%: without the rule most such bakeoffs here run
@@ -679,7 +678,7 @@ TEST(audit_between)
  * on, the first look that shows no winner left ends the bakeoff as a
  * futile timeout installing the default, as a no-difference or a timeout
  * would have.  A no-difference seen before that still ends it as one
- * (at its confirmation, audit.confirm_nodiff, which may come later); a 5%
+ * (at its confirmation, research.confirm_nodiff, which may come later); a 5%
  * difference is still found; between the margins ends with no winner
  * left too. */
 TEST(audit_no_winner)
@@ -1211,6 +1210,13 @@ TEST(audit_oracle)
 }
 
 /* The audit.* tunables: defaults, units, and rejected values. */
+/* -X name=value for the auditor's table, then its own check. */
+static bool cfg_set(AuConfig *cfg, const char *assignment, VmError *err)
+{
+    VmTunSet set = {{&au_tun_group}, {cfg}, 1};
+    return vm_tun_set(&set, assignment, err) && au_config_check(cfg, err);
+}
+
 TEST(audit_config)
 {
     AuConfig cfg = sim_config();
@@ -1219,47 +1225,36 @@ TEST(audit_config)
     CHECK(sim_near(cfg.equivalence, 0.01, 1e-12));
     CHECK_INT(cfg.min_samples, 10000);
     CHECK_INT(cfg.sample_every, 20);
-    VmTunables tun;
-    vm_tunables_default(&tun);
     VmError err;
-    CHECK(vm_tunables_set(&tun, "audit.test=paper", &err));
-    CHECK(vm_tunables_set(&tun, "audit.confidence=9999", &err));
-    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    au_config_default(&cfg);
+    CHECK(cfg_set(&cfg, "audit.test=paper", &err));
+    CHECK(cfg_set(&cfg, "audit.confidence=9999", &err));
     CHECK_INT(cfg.test, AU_TEST_PAPER);
     CHECK(sim_near(cfg.alpha, 0.0001, 1e-9));
-    CHECK(vm_tunables_set(&tun, "audit.test=bogus", &err));
-    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK(!cfg_set(&cfg, "audit.test=bogus", &err));
     CHECK_CONTAINS(err.msg, "audit.test");
-    vm_tunables_default(&tun);
-    CHECK(vm_tunables_set(&tun, "audit.trim_drop=100", &err));
-    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    au_config_default(&cfg);
+    CHECK(!cfg_set(&cfg, "audit.trim_drop=100", &err));
     CHECK_CONTAINS(err.msg, "audit.trim_drop");
-    vm_tunables_default(&tun);
-    CHECK(vm_tunables_set(&tun, "audit.confidence=10000", &err));
-    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    au_config_default(&cfg);
+    CHECK(!cfg_set(&cfg, "audit.confidence=10000", &err));
     CHECK_CONTAINS(err.msg, "audit.confidence");
     /* warm-up calls: 1 of a burst of 4 by default, at most burst - 1 */
-    vm_tunables_default(&tun);
-    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    au_config_default(&cfg);
     CHECK_INT(cfg.warmup, 1);
     CHECK_INT(cfg.burst, 4);
-    CHECK(vm_tunables_set(&tun, "audit.warmup=9", &err));
-    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK(cfg_set(&cfg, "audit.warmup=9", &err));
     CHECK_INT(cfg.warmup, 3);
-    CHECK(vm_tunables_set(&tun, "audit.burst=1", &err));
-    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    CHECK(cfg_set(&cfg, "audit.burst=1", &err));
     CHECK_INT(cfg.warmup, 0);
     /* copies: 2 by default, with a 2% copy margin; 1..AU_MAX_COPIES */
-    vm_tunables_default(&tun);
-    CHECK(au_config_from_tunables(&cfg, &tun, &err));
+    au_config_default(&cfg);
     CHECK_INT(cfg.copies, 2);
     CHECK(sim_near(cfg.copy_margin, 0.02, 1e-12));
-    CHECK(vm_tunables_set(&tun, "audit.copies=3", &err));
-    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK(!cfg_set(&cfg, "audit.copies=3", &err));
     CHECK_CONTAINS(err.msg, "audit.copies");
-    CHECK(vm_tunables_set(&tun, "audit.copies=1", &err));
-    CHECK(vm_tunables_set(&tun, "audit.copy_margin=10000", &err));
-    CHECK(!au_config_from_tunables(&cfg, &tun, &err));
+    CHECK(cfg_set(&cfg, "audit.copies=1", &err));
+    CHECK(!cfg_set(&cfg, "audit.copy_margin=10000", &err));
     CHECK_CONTAINS(err.msg, "audit.copy_margin");
 }
 

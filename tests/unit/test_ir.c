@@ -52,7 +52,7 @@ static Vm *run_src(const char *src)
 static IrOptions opts(int64_t size, int64_t depth, int64_t growth)
 {
     IrOptions o;
-    ir_options_default(&o, NULL);
+    ir_options_default(&o);
     o.max_callee_size = size;
     o.max_depth = depth;
     o.max_growth = growth;
@@ -777,25 +777,25 @@ TEST(ir_inline_recursion_and_main)
 
 TEST(ir_options_from_tunables)
 {
-    VmTunables tun;
+    TestTunables tun;
     VmError err;
-    vm_tunables_default(&tun);
+    test_tunables_init(&tun);
     IrOptions o;
-    ir_options_default(&o, &tun);
+    ir_options_default(&o);
     CHECK_INT(o.max_callee_size, 40);
     CHECK_INT(o.hot_callee_size, 100);
     CHECK_INT(o.max_depth, 3);
     CHECK_INT(o.max_growth, 400);
     CHECK_INT(o.mono_percent, 95);
-    CHECK(vm_tunables_set(&tun, "inline.max_depth=1", &err));
-    CHECK(vm_tunables_set(&tun, "inline.max_callee_size=7", &err));
-    CHECK(vm_tunables_set(&tun, "inline.max_growth=150", &err));
-    CHECK(vm_tunables_set(&tun, "jit.dump=ir", &err));
-    ir_options_default(&o, &tun);
+    CHECK(test_tunables_set(&tun, "inline.max_depth=1", &err));
+    CHECK(test_tunables_set(&tun, "inline.max_callee_size=7", &err));
+    CHECK(test_tunables_set(&tun, "inline.max_growth=150", &err));
+    CHECK(test_tunables_set(&tun, "jit.dump=ir", &err));
+    o = tun.ir;
     CHECK_INT(o.max_depth, 1);
     CHECK_INT(o.max_callee_size, 7);
     CHECK_INT(o.max_growth, 150);
-    CHECK_STR(tun.jit_dump, "ir");
+    CHECK_STR(tun.jit.dump, "ir");
     /* the splice adds exactly what the growth check assumed */
     Vm *vm = run_src(inline_src());
     IrOptions a = opts(40, 1, 10000), none = opts(40, 0, 10000);
@@ -817,12 +817,12 @@ static void check_program(TestProgram *p, void *ctx)
     int *nmethods = ctx;
     VmModule *m = p->m;
     VmError err;
-    Vm *vm = test_link(m, &p->tun, false);
+    Vm *vm = test_link(m, &p->tun.vm, false);
     if (!vm)
         return;
     run_quiet(vm, p->nargs, p->args);
     IrOptions variants[3];
-    ir_options_default(&variants[0], NULL);
+    ir_options_default(&variants[0]);
     variants[1] = opts(1000, 6, 100000);
     variants[2] = opts(40, 0, 400);
     for (uint32_t i = 0; i < m->nmethods; i++) {

@@ -66,7 +66,7 @@ static IrFunc *compile(Vm *vm, const char *name, bool stack_alloc, int64_t depth
     if (!m)
         return NULL;
     IrOptions o;
-    ir_options_default(&o, NULL);
+    ir_options_default(&o);
     o.stack_alloc = stack_alloc;
     o.max_depth = depth;
     VmError err;

@@ -79,18 +79,34 @@ static void run_free(Run *r)
 }
 
 /* Compiles m; installs the code when install.  Returns success. */
-static bool compile_one(VmMethod *m, const char *optset, bool install, VmError *err, JitResult *res)
+/* Compiles m under the tunables t (NULL: the defaults) on this thread. */
+static bool compile_with(const TestTunables *t, VmMethod *m, const char *optset, bool install, VmError *err,
+                         JitResult *res)
 {
     JitRequest rq = {.m = m, .optset = optset};
-    ir_options_default(&rq.ir, &m->module->vm->tun);
+    Jit *jit = NULL;
+    if (t) {
+        rq.ir = t->ir;
+        if (!(jit = jit_new(m->module->vm, JIT_OFF, &t->jit, &t->ir, err)))
+            return false;
+    } else {
+        ir_options_default(&rq.ir);
+    }
     JitResult r;
-    if (!jit_compile(NULL, &rq, &r, err))
+    bool ok = jit_compile(jit, &rq, &r, err);
+    jit_free(jit);
+    if (!ok)
         return false;
     if (install)
         m->entry = r.entry;
     if (res)
         *res = r;
     return true;
+}
+
+static bool compile_one(VmMethod *m, const char *optset, bool install, VmError *err, JitResult *res)
+{
+    return compile_with(NULL, m, optset, install, err, res);
 }
 
 /* Compiles every method with code whose name is not in `skip` (comma list). */
@@ -313,11 +329,13 @@ TEST(jit_error_in_inlined_callee)
     run_free(&got);
     /* mid inlined, div called from inside it (interpreted, then compiled):
      * the callee sees mid's synthetic frame */
-    CHECK(vm_tunables_set(&vm->tun, "inline.max_depth=1", &err));
+    TestTunables depth1;
+    test_tunables_init(&depth1);
+    CHECK(test_tunables_set(&depth1, "inline.max_depth=1", &err));
     for (int k = 0; k < 2; k++) {
         restore_interp(vm);
         reset_globals(vm);
-        CHECK(compile_one(test_method(vm, "main"), "O2", true, &err, NULL));
+        CHECK(compile_with(&depth1, test_method(vm, "main"), "O2", true, &err, NULL));
         if (k)
             CHECK(compile_one(test_method(vm, "div"), "O0", true, &err, NULL));
         got = run_capture(vm, 0, NULL);
@@ -398,7 +416,7 @@ TEST(jit_unrolled_recursion_counts_calls)
     uint64_t interp_calls = fib->prof.calls - c0;
     CHECK_INT(interp_calls, 1973);
     JitRequest rq = {.m = fib, .optset = "O2"};
-    ir_options_default(&rq.ir, &vm->tun);
+    ir_options_default(&rq.ir);
     rq.ir.max_depth = 3;
     rq.ir.max_growth = 1000;
     VmError err = {{0}};
@@ -522,8 +540,10 @@ TEST(jit_failed_compile_keeps_interpreter)
         CHECK(compile_one(f, sets[i], false, &err, &r));
         CHECK(r.entry && r.code_bytes > 0);
     }
-    CHECK(vm_tunables_set(&vm->tun, "jit.load=gccjit", &err));
-    CHECK(compile_one(f, "O2", true, &err, &r));
+    TestTunables gccjit;
+    test_tunables_init(&gccjit);
+    CHECK(test_tunables_set(&gccjit, "jit.load=gccjit", &err));
+    CHECK(compile_with(&gccjit, f, "O2", true, &err, &r));
     run = run_capture(vm, 0, NULL);
     CHECK_STR(run.out, "42\n");
     run_free(&run);
@@ -544,7 +564,7 @@ static void corpus_program(TestProgram *p, void *ctx)
     CorpusCount *c = ctx;
     VmModule *m = p->m;
     VmError err;
-    Vm *vm = test_link(m, &p->tun, false);
+    Vm *vm = test_link(m, &p->tun.vm, false);
     if (!vm)
         return;
     Run ref = run_capture(vm, p->nargs, p->args);
@@ -601,12 +621,14 @@ TEST(jit_latency)
             Vm *vm = test_link(m, NULL, true);
             if (!vm)
                 continue;
-            vm_tunables_set(&vm->tun, routes[r], &err);
+            TestTunables route;
+            test_tunables_init(&route);
+            test_tunables_set(&route, routes[r], &err);
             Run ref = run_capture(vm, 0, NULL);
             run_free(&ref);
             for (uint32_t k = 0; k < m->nmethods && n < 512; k++) {
                 JitResult res;
-                if (!m->methods[k].code || !compile_one(&m->methods[k], "O2", false, &err, &res))
+                if (!m->methods[k].code || !compile_with(&route, &m->methods[k], "O2", false, &err, &res))
                     continue;
                 ir[n] = res.us_ir, cc[n] = res.us_compile, as[n] = res.us_assemble;
                 tot[n] = res.us_ir + res.us_compile + res.us_assemble;

@@ -150,7 +150,7 @@ static const char *const SRC =
 
 /* A request for m's bakeoff of two O2 variants with the default inliner
  * settings, `copies` copies each, timed through the test stubs. */
-static void two_variants(JitBakeoffRequest *rq, Vm *vm, VmMethod *m, uint32_t id, int copies)
+static void two_variants(JitBakeoffRequest *rq, VmMethod *m, uint32_t id, int copies)
 {
     memset(rq, 0, sizeof *rq);
     rq->m = m;
@@ -158,7 +158,7 @@ static void two_variants(JitBakeoffRequest *rq, Vm *vm, VmMethod *m, uint32_t id
     rq->nvariants = 2;
     rq->copies = copies;
     for (int k = 0; k < 2; k++) {
-        ir_options_default(&rq->ir[k], &vm->tun);
+        ir_options_default(&rq->ir[k]);
         rq->optset[k] = "O2";
     }
     rq->slow = test_stub_slow;
@@ -173,7 +173,7 @@ static bool compiles_same(Vm *vm, VmMethod *m, const char *opt1, int callee1, bo
                           bool want_ir, bool *same_code, bool *dispatcher)
 {
     JitBakeoffRequest rq;
-    two_variants(&rq, vm, m, 3, 2);
+    two_variants(&rq, m, 3, 2);
     rq.ir[1].max_callee_size = callee1;
     rq.optset[1] = opt1;
     rq.end_if_same = end_if_same;
@@ -211,7 +211,9 @@ TEST(jit_bakeoff_same_code)
     if (!vm)
         return;
     VmMethod *work = test_method(vm, "work");
-    int inline4x = 4 * (int)tun.inline_max_callee_size;
+    IrOptions ir;
+    ir_options_default(&ir);
+    int inline4x = 4 * (int)ir.max_callee_size;
     bool s = false, d = false;
     /* the same code, and the caller ends such a bakeoff: no dispatcher */
     if (compiles_same(vm, work, "O2", inline4x, true, false, true, &s, &d))
@@ -220,16 +222,16 @@ TEST(jit_bakeoff_same_code)
      * code (compiles_same runs them all) */
     if (compiles_same(vm, work, "O2", inline4x, true, true, true, &s, &d))
         CHECK(s && !d);
-    /* the same code, timed all the same (aa, audit.same_code=0) */
+    /* the same code, timed all the same (aa, research.same_code=0) */
     if (compiles_same(vm, work, "O2", inline4x, false, false, true, &s, &d))
         CHECK(s && d);
-    if (compiles_same(vm, work, "O0", (int)tun.inline_max_callee_size, true, true, false, &s, &d))
+    if (compiles_same(vm, work, "O0", (int)ir.max_callee_size, true, true, false, &s, &d))
         CHECK(!s && d);
     test_unload(vm);
 }
 
 /* The callees a bakeoff records (JitBakeoffTable.callees: what
- * audit.restart watches the JIT install): every method a variant calls
+ * research.restart watches the JIT install): every method a variant calls
  * rather than inlines, once, whichever variant calls it — and no other. */
 static const char *const CALLS_SRC =
     "fn helper(n: int): int { return n * 3 + 1; }\n"
@@ -251,7 +253,7 @@ TEST(jit_bakeoff_callees)
         return;
     VmMethod *work = test_method(vm, "work"), *helper = test_method(vm, "helper");
     JitBakeoffRequest rq;
-    two_variants(&rq, vm, work, 4, 1);
+    two_variants(&rq, work, 4, 1);
     rq.ir[0].max_depth = 0;   /* variant 0 calls helper; variant 1 inlines it */
     JitBakeoffTable tab;
     memset(&tab, 0, sizeof tab);

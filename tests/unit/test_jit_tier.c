@@ -106,33 +106,32 @@ static const char *const PROGRAM_WORK =
     "  RETV\n"
     "end\n";
 
-static Vm *load_text(const char *text, int64_t hot_threshold, int64_t fail_every)
+static Vm *load_text(const char *text, int64_t hot_threshold)
 {
     VmTunables tun;
     vm_tunables_default(&tun);
     tun.hot_threshold = hot_threshold;
     tun.osr_threshold = hot_threshold;   /* main's loop counts like any other */
-    tun.jit_fail_every = fail_every;
     tun.stack_slots = 1 << 14;
     tun.max_frames = 1024;
     return test_load_tla(text, &tun);
 }
 
-static Vm *load(int64_t hot_threshold, int64_t fail_every)
+static Vm *load(int64_t hot_threshold)
 {
-    return load_text(PROGRAM, hot_threshold, fail_every);
+    return load_text(PROGRAM, hot_threshold);
 }
 
 /* A tier in `mode` over vm compiling with the stub (whose record starts
  * empty) under the other test hooks given; NULL and a failure if jit_new
  * fails. */
-static Jit *stub_jit(Vm *vm, JitMode mode, JitTestHooks hooks)
+static Jit *stub_jit(Vm *vm, JitMode mode, JitTestHooks hooks, const JitTunables *tun)
 {
     stub_reset();
     hooks.compile = stub_compile;
     jit_set_test_hooks(&hooks);
     VmError err;
-    Jit *jit = jit_new(vm, mode, &err);
+    Jit *jit = jit_new(vm, mode, tun, NULL, &err);
     jit_set_test_hooks(NULL);
     if (!jit)
         test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
@@ -143,8 +142,11 @@ static Jit *stub_jit(Vm *vm, JitMode mode, JitTestHooks hooks)
  * with the VM freed and hooks.log closed, so a test only has to return. */
 static Vm *load_stub(int64_t hot_threshold, int64_t fail_every, JitMode mode, JitTestHooks hooks, Jit **jit)
 {
-    Vm *vm = load(hot_threshold, fail_every);
-    *jit = vm ? stub_jit(vm, mode, hooks) : NULL;
+    Vm *vm = load(hot_threshold);
+    JitTunables tun;
+    jit_tunables_default(&tun);
+    tun.fail_every = fail_every;
+    *jit = vm ? stub_jit(vm, mode, hooks, &tun) : NULL;
     if (*jit)
         return vm;
     if (hooks.log)
@@ -193,11 +195,11 @@ TEST(jit_mode_parse_names)
 
 TEST(jit_off_wires_nothing)
 {
-    Vm *vm = load(2, 0);
+    Vm *vm = load(2);
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_OFF, &err);
+    Jit *jit = jit_new(vm, JIT_OFF, NULL, NULL, &err);
     CHECK(jit != NULL);
     CHECK(vm->hooks.hot == NULL);
     jit_free(jit);
@@ -232,7 +234,7 @@ TEST(jit_queue_hottest_first)
     test_unload(vm);
 }
 
-/* jit_bakeoff_waits (audit.wait_jit): true while a listed callee is
+/* jit_bakeoff_waits (research.wait_jit): true while a listed callee is
  * queued for the JIT and its entry not installed, false once compiled,
  * and for a method never queued or an empty list. */
 TEST(jit_bakeoff_waits_for_queued_callee)
@@ -261,8 +263,8 @@ TEST(jit_bakeoff_waits_for_queued_callee)
  * order the stub compiler saw them in must be want. */
 static void check_queue_order(const char *hurried, const char *const want[3])
 {
-    Vm *vm = load_text(PROGRAM_WORK, 5, 0);
-    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}) : NULL;
+    Vm *vm = load_text(PROGRAM_WORK, 5);
+    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, NULL) : NULL;
     if (!jit) {
         test_unload(vm);
         return;
@@ -294,7 +296,7 @@ TEST(jit_queue_work_before_calls)
     check_queue_order(NULL, (const char *const[]){"main", "big", "tiny"});
 }
 
-/* audit.hurry_jit: a callee a bakeoff waits for (jit_bakeoff_waits with
+/* research.hurry_jit: a callee a bakeoff waits for (jit_bakeoff_waits with
  * hurry) goes before the queue's order by work: tiny, last by work,
  * compiles first. */
 TEST(jit_queue_hurried_first)
@@ -531,7 +533,7 @@ TEST(jit_osr_transfers)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_SYNC, &err);
+    Jit *jit = jit_new(vm, JIT_SYNC, NULL, NULL, &err);
     if (!jit) {
         test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
         test_unload(vm);
@@ -566,7 +568,7 @@ TEST(jit_osr_poll_off)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_SYNC, &err);
+    Jit *jit = jit_new(vm, JIT_SYNC, NULL, NULL, &err);
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, OSR_OUT);
@@ -599,7 +601,7 @@ TEST(jit_osr_error_trace)
         if (!vm)
             return;
         VmError err;
-        Jit *jit = k ? jit_new(vm, JIT_SYNC, &err) : NULL;
+        Jit *jit = k ? jit_new(vm, JIT_SYNC, NULL, NULL, &err) : NULL;
         FILE *tmp;
         int saved = test_redirect(2, &tmp);
         int status = run(vm, out, sizeof out, NULL);
@@ -634,7 +636,7 @@ TEST(jit_osr_background)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, &err);
+    Jit *jit = jit_new(vm, JIT_ON, NULL, NULL, &err);
     if (!jit) {
         test_unload(vm);
         return;
@@ -655,11 +657,13 @@ TEST(jit_osr_background)
 TEST(jit_batch_units)
 {
     for (int b = 0; b < 2; b++) {
-        Vm *vm = load(5, 0);
+        Vm *vm = load(5);
         if (!vm)
             return;
-        vm->tun.jit_batch = b ? 1 : 8;
-        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true});
+        JitTunables tun;
+        jit_tunables_default(&tun);
+        tun.batch = b ? 1 : 8;
+        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, &tun);
         if (!jit) {
             test_unload(vm);
             return;
@@ -687,12 +691,14 @@ TEST(jit_batch_units)
 TEST(jit_batch_bytecode_limit)
 {
     for (int limit = 0; limit < 2; limit++) {
-        Vm *vm = load_text(PROGRAM_WORK, 5, 0);
+        Vm *vm = load_text(PROGRAM_WORK, 5);
         if (!vm)
             return;
-        vm->tun.jit_batch = 8;
-        vm->tun.jit_batch_bytecode = limit ? 30 : 0;
-        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true});
+        JitTunables tun;
+        jit_tunables_default(&tun);
+        tun.batch = 8;
+        tun.batch_bytecode = limit ? 30 : 0;
+        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, &tun);
         if (!jit) {
             test_unload(vm);
             return;
@@ -737,7 +743,7 @@ TEST(jit_compile_unit_batch)
         memset(&rq[i], 0, sizeof rq[i]);
         rq[i].m = test_method(vm, names[i]);
         rq[i].optset = "O1";
-        ir_options_default(&rq[i].ir, &vm->tun);
+        ir_options_default(&rq[i].ir);
     }
     if (!rq[0].m || !rq[1].m || !rq[2].m || !rq[3].m) {
         test_unload(vm);
@@ -801,7 +807,7 @@ TEST(jit_latency_batch)
                 memset(&rq[k], 0, sizeof rq[k]);
                 rq[k].m = mm;
                 rq[k].optset = "O2";
-                ir_options_default(&rq[k].ir, &vm->tun);
+                ir_options_default(&rq[k].ir);
                 k++;
             }
             if (!k || (k < 8 && mm) || ngroups >= MAXG)
@@ -855,7 +861,7 @@ TEST(jit_osr_upgrades_queued_request)
     if (!vm)
         return;
     FILE *log = tmpfile();
-    Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.log = log, .paused = true});
+    Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.log = log, .paused = true}, NULL);
     if (!jit) {
         fclose(log);
         test_unload(vm);
@@ -890,12 +896,14 @@ TEST(jit_osr_upgrades_queued_request)
  * jit.batch=8 and the given gather window; NULL (the VM freed) on failure. */
 static Jit *gather_jit(Vm **vm, int64_t gather_us)
 {
-    *vm = load(1000000, 0);
+    *vm = load(1000000);
     if (!*vm)
         return NULL;
-    (*vm)->tun.jit_batch = 8;
-    (*vm)->tun.jit_gather_us = gather_us;
-    Jit *jit = stub_jit(*vm, JIT_ON, (JitTestHooks){0});
+    JitTunables tun;
+    jit_tunables_default(&tun);
+    tun.batch = 8;
+    tun.gather_us = gather_us;
+    Jit *jit = stub_jit(*vm, JIT_ON, (JitTestHooks){0}, &tun);
     if (!jit)
         test_unload(*vm);
     return jit;

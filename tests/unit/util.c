@@ -205,12 +205,12 @@ int test_corpus_each(const char *only, void (*fn)(TestProgram *p, void *ctx), vo
             if (nul)
                 fclose(nul);
             if (p.m) {
-                vm_tunables_default(&p.tun);
+                test_tunables_init(&p.tun);
                 char *words[32];
                 int nw = test_directive_words(text, "flags", words, 32);
                 for (int w = 0; w + 1 < nw; w++)
                     if (!strcmp(words[w], "-X"))
-                        vm_tunables_set(&p.tun, words[w + 1], NULL);
+                        test_tunables_set(&p.tun, words[w + 1], NULL);
                 for (int w = 0; w < nw; w++)
                     free(words[w]);
                 p.nargs = test_directive_words(text, "args", p.args, 32);
@@ -236,4 +236,18 @@ bool test_stub_sample(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint3
 {
     (void)bakeoff, (void)variant, (void)cycles, (void)weight;
     return true;
+}
+
+void test_tunables_init(TestTunables *t)
+{
+    vm_tunables_default(&t->vm);
+    ir_options_default(&t->ir);
+    jit_tunables_default(&t->jit);
+    au_config_default(&t->au);
+}
+
+bool test_tunables_set(TestTunables *t, const char *assignment, VmError *err)
+{
+    VmTunSet set = {{&vm_tun_group, &ir_tun_group, &jit_tun_group, &au_tun_group}, {&t->vm, &t->ir, &t->jit, &t->au}, 4};
+    return vm_tun_set(&set, assignment, err);
 }
