@@ -81,6 +81,25 @@ printf 'main main\nmethod main () : void static\n  BOGUS r0\nend\n' >"$D/bad.tla
 
 check help 0 "vm.hot_threshold" -- $T --help=tunables
 check help-lists-commands 0 "tally [options] run FILE" -- $T --help
+check help-points-to-tunables 0 "--help=tunables" -- $T --help
+# the tunables' listing and docs/tunables.md come from the same rows: the
+# page is what the rows generate today, and every listed name is on it
+check help-tunables-owners 0 "research.paired" -- $T --help=tunables
+check help-topic-bad 2 "unknown help topic 'bogus'" -- $T --help=bogus
+check tunable-range 2 "tunable 'audit.concurrent' must be in 1..16 (bakeoffs), got 0" -- $T -X audit.concurrent=0 run "$D/ok.tla"
+check tunable-current-value 0 "audit.burst                int     = 8  (default 4)" -- $T -X audit.burst=8 --help=tunables
+if bash tools/tunables-doc.sh "$T" | diff -q - docs/tunables.md >/dev/null; then
+    echo "PASS tunables-doc-generated"
+else
+    echo "FAIL tunables-doc-generated: docs/tunables.md differs from the rows (make docs)"
+fi
+missing=$($T --help=tunables | sed -n 's/^  \([a-z_]*\.[a-z_]*\) .*/\1/p' | while read -r n; do
+    grep -qF "\`$n\`" docs/tunables.md || echo "$n"; done)
+if [[ -z $missing && $($T --help=tunables | grep -c '^  [a-z]') -gt 60 ]]; then
+    echo "PASS tunables-doc-lists-all"
+else
+    echo "FAIL tunables-doc-lists-all: not in docs/tunables.md: $missing"
+fi
 check version 0 "tally 0." -- $T --version
 check no-command 2 "usage:" -- $T
 check unknown-command 2 "did you mean 'run'" -- $T rn x.tla
