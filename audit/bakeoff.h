@@ -121,7 +121,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev);
  *     vm->hooks.stats_ctx = auditor;
  *
  * The stats writer calls it from its own thread while the program runs,
- * and once more after vm_run returns (vm/main.c: before jit_free), so the
+ * and once more after vm_run returns (cli/main.c: before jit_free), so the
  * auditor must stay alive until vm_stats_writer_stop() has returned (or
  * clear the two fields before freeing it). */
 typedef size_t (*AuSnapshotFn)(AuAuditor *au, AuBakeoffRecord *out, size_t max);
