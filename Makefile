@@ -58,8 +58,8 @@ build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_
 # The auditor's ring buffers and analysis thread under ThreadSanitizer (the
 # audit_ring unit tests with audit/ minus the parts that need the VM).
 .PHONY: tsan-audit
-TSAN_AUDIT_SRC := tests/unit/main.c tests/unit/test_audit_ring.c \
-                  $(filter-out audit/config.c audit/clients.c audit/bakeoff.c audit/probe.c audit/queue.c,$(AUDIT_SRC))
+TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
+                  $(filter-out audit/config.c audit/clients.c audit/lifecycle.c audit/probe.c audit/queue.c,$(AUDIT_SRC))
 build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h
 	@mkdir -p build
 	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread

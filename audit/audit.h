@@ -112,7 +112,7 @@ typedef struct AuConfig {
     bool verify;              /* audit.verify: after a decision, sample on as the oracle */
     bool restart;             /* audit.restart: samples start over at a JIT install (analysis.c) */
     bool wait_jit;            /* audit.wait_jit: no decision while a callee is queued in the JIT */
-    bool hurry_jit;           /* audit.hurry_jit: such a callee compiles first (bakeoff.c) */
+    bool hurry_jit;           /* audit.hurry_jit: such a callee compiles first (lifecycle.c) */
     double min_cycles;        /* audit.min_cycles; 0 = off: see AU_CHEAP_SAMPLES */
     double max_overhead;      /* timed calls' cost, a fraction of a core's cycles; 0 = off */
     double timed_cost;        /* cycles a timed call adds (audit.timed_cost) */
@@ -131,7 +131,7 @@ typedef struct AuConfig {
  * a recursive method's timed call weighs more than 1) is below AuConfig.min_cycles once
  * every variant has this many kept samples is reported to the AuDecideFn
  * at once, still AU_RUNNING, by the analysis thread: its samples measure
- * the timer, and the auditor ends it (audit/bakeoff.c). */
+ * the timer, and the auditor ends it (audit/lifecycle.c). */
 #define AU_CHEAP_SAMPLES 1000
 /* Scales of the sequential test's mixture at most (audit.mixture to
  * audit.mixture_max, √10 apart). */

@@ -8,7 +8,7 @@
  */
 #include "vm.h"
 #include "jit.h"
-#include "bakeoff.h"
+#include "auditor_api.h"
 #include "lang.h"
 
 #include <limits.h>
