@@ -7,7 +7,7 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -
 CPPFLAGS += -Ivm -Ilang -Iir -Ijit -Iaudit -D_GNU_SOURCE
 LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
 
-VM_SRC   := $(filter-out vm/main.c,$(wildcard vm/*.c))
+VM_SRC   := $(wildcard vm/*.c)
 VM_OBJ   := $(VM_SRC:%.c=build/%.o)
 # the language front end (lang/): linked into every binary that has the VM
 LANG_SRC := $(wildcard lang/*.c)
@@ -28,12 +28,12 @@ UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
 .PHONY: all setup test demo bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-audit-sampling clean
 all: bin/tally bin/tally-switch
 
-bin/tally: build/vm/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
+bin/tally: build/cli/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The same VM with switch dispatch instead of computed goto.
-bin/tally-switch: build/vm/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
+bin/tally-switch: build/cli/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -58,8 +58,8 @@ build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_
 # The auditor's ring buffers and analysis thread under ThreadSanitizer (the
 # audit_ring unit tests with audit/ minus the parts that need the VM).
 .PHONY: tsan-audit
-TSAN_AUDIT_SRC := tests/unit/main.c tests/unit/test_audit_ring.c \
-                  $(filter-out audit/config.c audit/clients.c audit/bakeoff.c audit/probe.c audit/queue.c,$(AUDIT_SRC))
+TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
+                  $(filter-out audit/config.c audit/clients.c audit/lifecycle.c audit/probe.c audit/queue.c,$(AUDIT_SRC))
 build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h
 	@mkdir -p build
 	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread

@@ -596,7 +596,7 @@ void au_analysis_step(AuAnalysis *a, double now)
             decided = false;
         }
         bool cheap = !verifying && too_cheap(&a->cfg, &d->r);   /* judged before the decision only */
-        /* one too cheap to time ends at its decision as it would (bakeoff.c) */
+        /* one too cheap to time ends at its decision as it would (lifecycle.c) */
         if (a->cfg.verify && !verifying && decided && !cheap && verify(a, b, &d->r, elapsed))
             o = AU_RUNNING;
         if (o == AU_RUNNING && !cheap) {

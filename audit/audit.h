@@ -108,7 +108,7 @@ typedef struct AuConfig {
  * a recursive method's timed call weighs more than 1) is below AuConfig.min_cycles once
  * every variant has this many kept samples is reported to the AuDecideFn
  * at once, still AU_RUNNING, by the analysis thread: its samples measure
- * the timer, and the auditor ends it (audit/bakeoff.c). */
+ * the timer, and the auditor ends it (audit/lifecycle.c). */
 #define AU_CHEAP_SAMPLES 1000
 /* Scales of the sequential test's mixture at most (audit.mixture to
  * audit.mixture_max, √10 apart). */

@@ -1,12 +1,12 @@
 /* audit/auditor.h — the auditor's records and state, private to
- * audit/bakeoff.c (the lifecycle: trigger, compile, install, turns,
+ * audit/lifecycle.c (the lifecycle: trigger, compile, install, turns,
  * decision) and audit/queue.c (which waiting record gets which policy
  * slot next).  Everything here is guarded by AuAuditor.mu unless a field
  * says otherwise. */
 #ifndef AU_AUDITOR_H
 #define AU_AUDITOR_H
 
-#include "bakeoff.h"
+#include "auditor_api.h"
 #include "jit.h"
 #include "probe.h"
 #include "vm.h"

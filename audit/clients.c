@@ -5,7 +5,7 @@
  * (an option set plus the inliner's tunables); variant 0 is the default,
  * the code installed when a bakeoff ends in no-difference or timeout.
  *
- * Clients (the AU_CLIENTS table in bakeoff.h):
+ * Clients (the AU_CLIENTS table in auditor_api.h):
  * - inline: jit.optset with the inliner's defaults vs the same with
  *   inline.max_callee_size × audit.inline_scale (4: the thesis's client);
  * - optlevel: the option sets of audit.optlevel ("O2,O3");
@@ -16,7 +16,7 @@
  * Invariants: every option set is checked (jit_optset_check) before any
  * program runs, so a bad value is a usage error, never a failed bakeoff.
  */
-#include "bakeoff.h"
+#include "auditor_api.h"
 #include "jit.h"
 #include "probe.h"
 #include "vm.h"

@@ -5,7 +5,7 @@
  * (never run), READY (compiled ahead, research.ahead), PAUSED (between
  * turns, audit.quantum_ms), and the per-method call rates scan() keeps.
  * Output: the record to start (queue_next, queue_take) and its slot
- * (queue_free_slot, queue_claim); bakeoff.c starts, pauses and ends them.
+ * (queue_free_slot, queue_claim); lifecycle.c starts, pauses and ends them.
  * Invariants: at most one bakeoff per method compiles or samples
  * (MethodState.busy); a slot bit is held by a record compiling, sampling
  * or reserved ahead; a compiled record (PAUSED, or READY passed over)

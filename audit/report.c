@@ -1,7 +1,7 @@
 /* audit/report.c — what the auditor tells the outside world: the
  * "bakeoffs" member of the --stats JSON and the --log=audit lines.
  *
- * Input: bakeoff records (audit/bakeoff.h), copies taken by the lifecycle
+ * Input: bakeoff records (audit/auditor_api.h), copies taken by the lifecycle
  * under its lock, so nothing here races with the analysis thread.
  * Output: JSON text (schema: docs/stats.md) and log lines on a FILE.
  * Invariants: the JSON is valid whatever the records hold — strings are
@@ -13,7 +13,7 @@
  * depends on the lifecycle's code (no link dependency: the snapshot comes
  * as a function), so the unit tests and the TSan build link it alone.
  */
-#include "bakeoff.h"
+#include "auditor_api.h"
 
 #include <inttypes.h>
 #include <math.h>

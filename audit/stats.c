@@ -949,7 +949,7 @@ static bool too_slow(const AuConfig *cfg, uint64_t received, uint64_t need, doub
 }
 
 /* ln(mean_k / mean_b) on copy c: the variants compared at copy c's
- * place in the page (jit/bakeoff.c: part_offset), where every variant's
+ * place in the page (jit/variants.c: part_offset), where every variant's
  * copy c sits; NAN without samples of both. */
 static double copy_gap(const AuResult *r, int k, int b, int c)
 {

@@ -426,7 +426,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
     if (callee == f->method) {
         /* the method's own entry counts its calls (jit/codegen.c); an
          * unrolled level counts the call it replaces, so that prof.calls
-         * (and a bakeoff's weights: jit/bakeoff.c) are the same whatever
+         * (and a bakeoff's weights: jit/variants.c) are the same whatever
          * the recursion's unrolling */
         IrInsn *x = ir_append(f, in, IR_COUNT);
         AT_CALL(x);

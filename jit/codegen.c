@@ -48,7 +48,7 @@
  *   steers it, so a bakeoff can tell from the IR alone that two variants
  *   would be the same machine code (research.same_ir).  Reading one here
  *   means comparing it there too.
- * Bakeoffs (jit/bakeoff.c) also get here a dispatcher (the ordinary
+ * Bakeoffs (jit/variants.c) also get here a dispatcher (the ordinary
  * function behind a countdown prologue that may hand the call to a slow
  * path), timed wrappers (cycle counter around a call of clean code) and
  * variants, ordinary functions but for their calls of the method itself,

@@ -10,7 +10,7 @@
  *        ▼                              checks that raise like the VM
  *   gcc_jit_context_compile_to_file(ASSEMBLER, option set)
  *        ▼
- *   asm hook (markers will edit here) ─▶ load.c: as + ld -shared + dlopen
+ *   asm hook (markers will edit here) ─▶ loader.c: as + ld -shared + dlopen
  *        ▼
  *   install: m->entry = code (one store); failures leave the method as it was
  *
@@ -30,7 +30,7 @@
  *
  * Bakeoffs (for the auditor, audit/): jit_compile_bakeoff builds N
  * variants of a method, a timed wrapper of each and a dispatcher as one
- * unit (jit/bakeoff.c); the auditor installs and replaces them.
+ * unit (jit/variants.c); the auditor installs and replaces them.
  */
 #ifndef TALLY_JIT_H
 #define TALLY_JIT_H
@@ -122,11 +122,11 @@ void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx);
 /* Parses "off", "on", "eager", "sync". */
 bool jit_mode_parse(const char *s, JitMode *out);
 
-/* ---- bakeoffs (the auditor: audit/bakeoff.c) ------------------------------
+/* ---- bakeoffs (the auditor: audit/lifecycle.c) ----------------------------
  * N variants of one method (IR options and an option set each, one gccjit
  * context each), a timed wrapper per variant and a dispatcher, compiled
  * as one unit: the contexts' assembly concatenated, one as/ld/dlopen
- * (jit/bakeoff.c).  The code reaches the auditor only through the table
+ * (jit/variants.c).  The code reaches the auditor only through the table
  * and the two function pointers of the request (jit/ includes nothing of
  * audit/). */
 #define JIT_MAX_VARIANTS 8

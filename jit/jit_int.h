@@ -1,6 +1,6 @@
 /* jit/jit_int.h — internals shared by the JIT's code generator (codegen.c),
  * the unit compiler (unit.c), its run-time helpers (runtime.c), the loader
- * (load.c) and the option sets (options.c).  Not part of the contract
+ * (loader.c) and the option sets (options.c).  Not part of the contract
  * (jit.h); nothing outside jit/ includes it.
  *
  * A compile is a "unit": a list of requests turned into one gccjit context,
@@ -76,7 +76,7 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
  * through their entries as ever. */
 bool jit_codegen_variant(JitCodegen *cg, IrFunc *f, const char *name, bool self_direct, JitWheres *wheres,
                          VmError *err);
-/* The dispatcher of a bakeoff (jit/bakeoff.c): its countdown slot in
+/* The dispatcher of a bakeoff (jit/variants.c): its countdown slot in
  * VmThread.audit and the slow path taking the calls below zero. */
 typedef struct JitDispatch {
     uint32_t slot;
@@ -127,7 +127,7 @@ const char *jit_options_march(void);
 /* Names of the option sets, NULL-terminated. */
 const char *const *jit_options_names(void);
 
-/* ---- load.c -------------------------------------------------------------- */
+/* ---- loader.c ------------------------------------------------------------ */
 
 /* Edits the assembly text in place (may realloc *text); markers will. */
 typedef bool (*JitAsmEdit)(void *ctx, char **text, size_t *len);
@@ -163,7 +163,7 @@ void jit_rmdir(const char *dir);
  * because once its files are gone perf cannot name the code in them. */
 void jit_keep_or_remove(const JitTunables *tun, const char *dir, const char *what);
 double jit_now_us(void);
-/* unit.c, shared with bakeoff.c: whether the comma list spec (jit.dump)
+/* unit.c, shared with variants.c: whether the comma list spec (jit.dump)
  * names what; the load route the jit.load tunable asks for. */
 bool jit_dump_has(const char *spec, const char *what);
 JitLoadRoute jit_load_route(const JitTunables *tun);

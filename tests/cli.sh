@@ -456,7 +456,7 @@ check audit-mixture-max-range 2 "tunable 'audit.mixture_max' must be in 0..10000
 check help-audit-mixture-max 0 "audit.mixture_max" -- $T --help=tunables
 
 # variants of the same IR options share one IR, built once from one read
-# of the profile (jit/bakeoff.c, ir_options_same): aa's two variants one, inline's
+# of the profile (jit/variants.c, ir_options_same): aa's two variants one, inline's
 # (4x the callee size) two, both built even where they turn out the same
 # code (research.same_ir then compiles variant 0 alone; off here)
 check audit-ir-shared 0 "count=1" -- \

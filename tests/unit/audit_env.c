@@ -1,6 +1,6 @@
 /* tests/unit/audit_env.c — the auditor's test environment: a small
  * program (ENV_SRC), a VM and JIT around it, the auditor, and a stub bakeoff
- * compiler that records what it was asked (test_audit_bakeoff.c,
+ * compiler that records what it was asked (test_audit_lifecycle.c,
  * test_audit_dispatch.c). */
 #include "audit_env.h"
 

@@ -1,5 +1,5 @@
 /* tests/unit/audit_env.h — the auditor's test environment (audit_env.c),
- * shared by test_audit_bakeoff.c (the lifecycle, with a stub compiler)
+ * shared by test_audit_lifecycle.c (the lifecycle, with a stub compiler)
  * and test_audit_dispatch.c (the real dispatcher, end to end).  The
  * program is called from C (m->entry), so a test runs exactly as many
  * calls as it needs. */
@@ -7,7 +7,7 @@
 #define AUDIT_ENV_H
 
 #include "test.h"
-#include "bakeoff.h"
+#include "auditor_api.h"
 #include "tier.h"
 
 /* fn work(n), fn twice(x), fn tree(n) and a main */

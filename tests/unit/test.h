@@ -2,7 +2,7 @@
  *
  * TEST(name) { ... } defines and registers a test; CHECK* record failures
  * and carry on, so one run reports every broken expectation.  The runner
- * (main.c) prints one line per failing check and ends with
+ * (runner.c) prints one line per failing check and ends with
  * "unit: N passed, N failed" (tests, not checks).
  */
 #ifndef TALLY_TEST_H

@@ -1,5 +1,5 @@
 /* tests/unit/test_audit_dispatch.c — the auditor's generated code and
- * threads (audit/bakeoff.c through libgccjit):
+ * threads (audit/lifecycle.c through libgccjit):
  * - the real dispatcher: timed and clean calls and bursts exactly as
  *   au_policy_next counts them on a fixed seed, results equal to the
  *   interpreter's; copies at their offsets;

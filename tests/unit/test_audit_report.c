@@ -8,7 +8,7 @@
  * RFC 8259 (no python in make test): a test passes only if the output is
  * JSON, not merely if it contains the expected pieces.
  */
-#include "bakeoff.h"
+#include "auditor_api.h"
 #include "test.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* tests/unit/test_jit.c — the JIT code generator (jit/codegen.c, runtime.c,
- * load.c, options.c): compiled code must be indistinguishable from the
+ * loader.c, options.c): compiled code must be indistinguishable from the
  * interpreter.
  *
  * Method: a program is loaded and run once in the interpreter (output

@@ -1,4 +1,4 @@
-/* jit/load.c — from a gccjit context to loaded machine code, through
+/* jit/loader.c — from a gccjit context to loaded machine code, through
  * assembly text.
  *
  * Input: a context holding a unit's functions, a private directory, a load

@@ -1,4 +1,4 @@
-/* vm/main.c — the `tally` command: run, build, dis, asm.
+/* cli/main.c — the `tally` command: run, build, dis, asm.
  *
  * The only place that decides exit statuses: 0 success, 1 run-time error
  * (or the program's own exit status), 2 bad use, unreadable or malformed
@@ -8,7 +8,7 @@
  */
 #include "vm.h"
 #include "jit.h"
-#include "bakeoff.h"
+#include "auditor_api.h"
 #include "lang.h"
 
 #include <limits.h>

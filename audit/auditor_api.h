@@ -1,5 +1,5 @@
-/* audit/bakeoff.h — bakeoff records: the contract between the bakeoff
- * lifecycle (audit/bakeoff.c, with the JIT: variants, dispatcher, timers,
+/* audit/auditor_api.h — bakeoff records: the contract between the bakeoff
+ * lifecycle (audit/lifecycle.c, with the JIT: variants, dispatcher, timers,
  * install) and the reports built from it (audit/report.c: the bakeoffs[]
  * of --stats JSON, --log=audit lines).
  *
@@ -8,8 +8,8 @@
  * outcome is not AU_RUNNING.  Readers never see a half-written record: they
  * take copies with au_bakeoffs_snapshot, under the registry's lock.
  */
-#ifndef TALLY_AUDIT_BAKEOFF_H
-#define TALLY_AUDIT_BAKEOFF_H
+#ifndef TALLY_AUDIT_AUDITOR_API_H
+#define TALLY_AUDIT_AUDITOR_API_H
 
 #include "audit.h"
 
@@ -121,7 +121,7 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev);
  *     vm->hooks.stats_ctx = auditor;
  *
  * The stats writer calls it from its own thread while the program runs,
- * and once more after vm_run returns (vm/main.c: before jit_free), so the
+ * and once more after vm_run returns (cli/main.c: before jit_free), so the
  * auditor must stay alive until vm_stats_writer_stop() has returned (or
  * clear the two fields before freeing it). */
 typedef size_t (*AuSnapshotFn)(AuAuditor *au, AuBakeoffRecord *out, size_t max);
@@ -173,7 +173,7 @@ struct VmModule;
 bool au_check_methods(const struct VmModule *mod, const char *list, struct VmError *err);
 void au_clients_help(FILE *out);
 
-/* ---- the lifecycle (audit/bakeoff.c) ---------------------------------------
+/* ---- the lifecycle (audit/lifecycle.c) -------------------------------------
  * au_auditor_new: NULL with err.msg empty when audit.clients is empty,
  * NULL with a message when a tunable is bad or the JIT is off.  start:
  * the bakeoff thread (trigger scan, FIFO queue, compiles, installs) and

@@ -1,4 +1,4 @@
-/* tests/unit/main.c — runs every registered unit test (or those whose name
+/* tests/unit/runner.c — runs every registered unit test (or those whose name
  * contains argv[1]) and prints "unit: N passed, N failed". */
 #include "test.h"
 

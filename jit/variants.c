@@ -1,4 +1,4 @@
-/* jit/bakeoff.c — a bakeoff's code: N variants of one method, their timed
+/* jit/variants.c — a bakeoff's code: N variants of one method, their timed
  * wrappers and the dispatcher, as one loaded unit (jit_compile_bakeoff).
  *
  * Input: a JitBakeoffRequest (the method, per variant IR options and an

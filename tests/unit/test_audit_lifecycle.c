@@ -1,4 +1,4 @@
-/* tests/unit/test_audit_bakeoff.c — the bakeoff lifecycle (audit/bakeoff.c)
+/* tests/unit/test_audit_lifecycle.c — the bakeoff lifecycle (audit/lifecycle.c)
  * and the clients (audit/clients.c).
  *
  * - clients: names, errors, the variants each client names;

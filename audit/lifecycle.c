@@ -1,9 +1,9 @@
-/* audit/bakeoff.c — the bakeoff lifecycle: trigger, queue, compile,
+/* audit/lifecycle.c — the bakeoff lifecycle: trigger, queue, compile,
  * dispatcher, decision, install.
  *
  * Input: a running VM whose hot methods the JIT compiles, the enabled
  * clients (audit.clients) and the audit.* tunables.  Output: for each
- * (compiled method, client) that gets hot, one bakeoff record (bakeoff.h)
+ * (compiled method, client) that gets hot, one bakeoff record (auditor_api.h)
  * and, when it is decided, the chosen variant's clean code installed.
  *
  * Life of a bakeoff (one record; --log=audit prints each step):
@@ -172,7 +172,7 @@ static void event(AuAuditor *au, Bake *b, AuEvent ev)
  * call, at positions of the recursion that depended on the variant, and
  * A/A bakeoffs of recursive methods declared 3-11% "winners", the same
  * variant in every run.  (A variant's own calls of the method do not
- * come here: they call the variant directly, jit/bakeoff.c; what does is
+ * come here: they call the variant directly, jit/variants.c; what does is
  * a recursion through another method, a → b → a.)  So a timed call is
  * one call, its recursion included, untimed.  A run-time error unwinds
  * past the restore, but it ends the program.
@@ -644,7 +644,7 @@ static bool alike(const JitBakeoffRequest *rq)
  * be faster than the JIT's first compile (Towers, docs/audit-measurements.md
  * "Same IR"); its self-calls go through the entry as the JIT's do,
  * compiled alone or, found the same only after every variant compiled,
- * compiled again (jit/bakeoff.c: List's tail ran slower with them
+ * compiled again (jit/variants.c: List's tail ran slower with them
  * direct). */
 static void end_same(AuAuditor *au, Bake *b, bool alone)
 {
