@@ -1062,9 +1062,9 @@ static void start_pending(AuAuditor *au, bool wait)
  * the record that would start next, if it never ran, is probed and
  * compiled now, for a policy slot of its own held meanwhile (the slot is
  * compiled into its dispatcher), and waits READY; queue_take then gives it
- * the first slot that frees, with nothing left to compile.  Why: the
- * slot used to wait while the bakeoff thread probed and compiled, 0.1-1 s
- * a bakeoff — in a CD run 8.9 s of it against 9.5 s of sampling.  At most
+ * the first slot that frees, with nothing left to compile.  Why: probing
+ * and compiling take 0.1-1 s a bakeoff, as long as sampling itself, and a
+ * slot waiting for them samples nothing.  At most
  * one record is ahead; none when no slot is left to reserve. */
 static bool start_ahead(AuAuditor *au, bool wait)
 {
