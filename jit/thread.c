@@ -197,9 +197,9 @@ void jit_enqueue(Jit *jit, VmMethod *m)
  * heap, and every heap object a compile reads (constants, through the
  * module) is reachable from the module for as long as the module lives.
  * A registered thread must be stopped and its stack scanned at every
- * collection; a thread busy in gcc, on two shared cores, made the
- * program's collections wait for it to be scheduled (Havlak, Json, CD:
- * 10-25% per iteration in a helper's interleaved runs). */
+ * collection; a thread busy in gcc, on two shared cores, would make the
+ * program's collections wait for it to be scheduled (10-25% per iteration
+ * on the allocation-heavy benchmarks). */
 static void *compile_thread(void *arg)
 {
     Jit *jit = arg;

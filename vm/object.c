@@ -184,8 +184,8 @@ void vm_gc_init(Vm *vm)
             GC_set_all_interior_pointers(vm ? (int)vm->tun.gc_interior_pointers : 1);
         GC_INIT();
         /* Boehm's 3 collects a heap with much live data (Havlak's graph:
-         * 11 MB) after allocating a third of it: marking was 34% of such
-         * a program's time.  2 trades the memory the missing extra byte
+         * 11 MB) after allocating a third of it: marking takes a third of
+         * such a program's time.  2 trades the memory the missing extra byte
          * saves (above) for fewer collections; 0 keeps the collector's own
          * (or GC_FREE_SPACE_DIVISOR's) */
         if (vm && vm->tun.gc_free_space_divisor > 0)
