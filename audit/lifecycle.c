@@ -180,10 +180,9 @@ static void event(AuAuditor *au, Bake *b, AuEvent ev)
  * The first d->warmup calls of a burst are warm-up calls: timed like the
  * others, through the same wrapper, but their samples are only counted.
  * A variant's code runs only in its bursts, so its first call after a
- * gap finds it cold in the caches and branch predictors: in A/A
- * bakeoffs a 182-cycle method took 442-468 cycles at a burst's first
- * call, and the two copies differed by 5% there and by 0.2% at the
- * burst's other calls (docs/auditing.md).  How cold a copy gets depends
+ * gap finds it cold in the caches and branch predictors: a burst's first
+ * call can take more than twice as long as the others, and two copies
+ * differ far more there than at the burst's other calls (docs/auditing.md).  How cold a copy gets depends
  * on where its code falls among the program's, not on its options, and
  * the installed winner runs every call, warm. */
 static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
@@ -641,11 +640,11 @@ static bool alike(const JitBakeoffRequest *rq)
  * a turn or more.  Variant 0's clean code replaces the code found, as a
  * no-difference would install it: DONE, nothing sampled.  Installed even
  * where the IR was the same: compiled from the current profile, it can
- * be faster than the JIT's first compile (Towers, docs/audit-measurements.md
- * "Same IR"); its self-calls go through the entry as the JIT's do,
+ * be faster than the JIT's first compile (docs/auditing.md, "Same code
+ * and same IR"); its self-calls go through the entry as the JIT's do,
  * compiled alone or, found the same only after every variant compiled,
- * compiled again (jit/variants.c: List's tail ran slower with them
- * direct). */
+ * compiled again (jit/variants.c: direct self-calls cost a compare and
+ * branch each). */
 static void end_same(AuAuditor *au, Bake *b, bool alone)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
@@ -818,9 +817,9 @@ static void to_paused(AuAuditor *au, Bake *b, size_t i, AuEvent ev)
  * so far, turns summed, it is PAUSED instead of failed: the old code
  * back, out of the queue (startable()) until its method is called
  * again; its next turn begins a fresh analysis (resume), as this one
- * measured nothing.  Why: Havlak's phases recur every 0.8 s,
- * and `Vector.hasSome` (−6.8%) failed for good in half the runs, its turn
- * having begun as its phase ended.  drop_idle fails one that stays idle
+ * measured nothing.  Why: a program's phases recur (Havlak's every
+ * 0.8 s), and a method called only in one phase gets no call in a turn
+ * that begins as its phase ends.  drop_idle fails one that stays idle
  * past the IDLE_ROUNDS intervals.  False: b is left to fail_idle. */
 static bool pause_idle(AuAuditor *au, Bake *b)
 {

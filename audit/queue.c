@@ -99,11 +99,10 @@ static bool hopeless(const Bake *c)
  * calls), then the oldest; of those paused, the one foreseeing its
  * decision soonest (Bake.foreseen: shortest job first gets the most
  * decisions out of the slot's time), then the least recently run (round
- * robin among those foreseeing none).  Hopeless after deferred: in a
- * 35 s Havlak run four paused bakeoffs, intervals 20-290% wide, took
- * turn after turn from 18 s on (each cut a quarter in, audit.cut), while
- * the 9 deferred ones, `initAllNodes$lambda1` (−10.5%) and
- * `Vector.hasSome` (−6.8%) among them, never started. */
+ * robin among those foreseeing none).  Hopeless after deferred: paused
+ * bakeoffs with intervals far too wide to decide would otherwise take
+ * turn after turn (each cut a quarter in, audit.cut) while deferred ones,
+ * with large differences among them, never start. */
 static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
 {
     bool ci = queue_idle(au, c), bi = queue_idle(au, best);
