@@ -367,9 +367,8 @@ static void end_turn(AuAuditor *au, Bake *b)
 /* Under mu: b, sampling, has its samples start over (research.restart): its
  * turn begins again, unextended, the time so far counted as sampled.
  * Why: the turn's samples are gone, and judged on what is left of it,
- * the turn ended undecided or was cut (rotate()): CD's recurse, its turn
- * ending 6 ms after a callee's install with no samples, waited 2.4 s for
- * the next.  Callees install once each, so a turn begins again at most
+ * the turn would end undecided or be cut (rotate()), and the bakeoff
+ * wait seconds for its next.  Callees install once each, so a turn begins again at most
  * once a callee. */
 static void turn_again(AuAuditor *au, Bake *b)
 {
@@ -496,9 +495,8 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
  * with why, when the bakeoff cannot be of use:
  * - too cheap: the installed code's timed call reads below PROBE_SCALE ×
  *   audit.min_cycles.  The bakeoff would end "too cheap to time" after
- *   its compiles (0.1-0.3 s of this thread each: in DeltaBlue 20 of 22
- *   compiles of a 6 s run were for such methods) and 1,000 samples a
- *   variant.  The installed code stands for the default variant: the
+ *   its compiles (0.1-0.3 s of this thread each; in some programs most
+ *   hot methods are such) and 1,000 samples a variant.  The installed code stands for the default variant: the
  *   clients' variant 0 is the JIT's own options.
  * - rarely called: the calls through its entry, at RARE_MARGIN times
  *   their rate, would end it as futile by rate (au_rate_futile).  It
@@ -997,10 +995,8 @@ static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
  * yields its slot at the cut point, or at its turn's end unextended, to
  * a waiting one without (AU_EV_YIELDED; not counted as a turn had,
  * queue_turns_had).  Why: the callee's install restarts its samples, so
- * those it takes meanwhile are thrown away, and the slot is another's
- * meanwhile: CD's recurse, sampling from 0.9 s while its callees waited
- * behind the bakeoffs' gcc runs, restarted twice in its first turn, was
- * cut short, and got no second turn before the 6 s run ended.  One a
+ * those it takes meanwhile are thrown away, and the slot is better
+ * another's meanwhile.  One a
  * round: two paused for one waiting record would leave a slot empty. */
 static void rotate(AuAuditor *au)
 {
@@ -1094,11 +1090,9 @@ static bool start_ahead(AuAuditor *au, bool wait)
  * without, as does Bake.jit_queued (begin_analysis).  Asked every round
  * rather than at installs, since a queued compile can also fail or be
  * dropped.  With research.hurry_jit such a callee goes first in the JIT's
- * queue.  Why: the JIT orders its queue by interpreter work, and in Json
- * runs `readStringInternal`'s callee `startCapture`, some 200,000 calls a
- * second, was compiled 2.5-3.8 s after its request, behind thirty methods
- * with more work, while the bakeoff yielded its turns and its samples
- * went at the install (0.7-2.4 s hurried). */
+ * queue.  Why: the JIT orders its queue by interpreter work, so a cheap
+ * callee can wait seconds behind methods with more work, while the
+ * bakeoff yields its turns and loses its samples at the install. */
 static void mark_jit_queued(AuAuditor *au)
 {
     if (!au->cfg.wait_jit || au->cfg.oracle)

@@ -316,10 +316,9 @@ static void remember(AuRecent *recent, const AuObs *win, uint32_t n)
  * method's timed calls weigh from 1 to thousands, and c/w depends on w (a
  * timed call's fixed cost weighs most on a small one; a deep recursion
  * may cost more per call): the slowest by c/w over the whole window are
- * mostly of some weights, and which depends on the variant.  Trimmed so,
- * CD's recurse kept timed calls of 3.4 calls on average for one variant
- * and 3.1 for the other and read a 6% difference that was the trimming's;
- * by class the kept mix is the received one.
+ * mostly of some weights, and which depends on the variant, so trimming
+ * over the window alone can make a difference of its own (6% on a
+ * recursive method); by class the kept mix is the received one.
  *
  * A class too rare in the window for a share (1 or 2 timed calls in 100)
  * is trimmed against its own recent past instead: a sample slower by c/w
