@@ -155,8 +155,8 @@ static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra,
 
 /* Closes a failed null check: every one of a function jumps to one shared
  * raise block with its site in a local.  A call and a return per check
- * were most of the cold code (HavlakLoopFinder.findLoops: 251 of its 282
- * raise sites), and gcc's time grows with all the code it is given. */
+ * would be most of the cold code (null checks are most raise sites), and
+ * gcc's time grows with all the code it is given. */
 static void fail_null(Cg *g, gcc_jit_block *bad, const IrInsn *in)
 {
     if (!g->null_fail) {

@@ -29,9 +29,8 @@
  * waits jit.gather_us (5 ms) before it is taken.  gcc cannot be stopped
  * once started, and a method that has just become hot by its calls is
  * often called from an interpreted loop that is about to ask for OSR
- * code: spectralnorm's 12-instruction evalA was compiled alone (33 ms)
- * while the loop calling it, queued 4 ms later, waited for it in the
- * interpreter.  An OSR request is never held back: a loop is running
+ * code a few milliseconds later; compiled alone, the method would keep
+ * that loop waiting in the interpreter for a whole gcc run.  An OSR request is never held back: a loop is running
  * interpreted until its code arrives.
  *
  * Invariants:

@@ -253,10 +253,9 @@ int vm_gc_fl_index(size_t size)
  * granules), which its GC_FAST_MALLOC_GRANS refuses: the same steps
  * without its counters (a list here is empty or a list) and without its
  * calls for manual dirty bits, which this collector does not use.  The
- * tiny sizes keep the macro: with this function for every size, Havlak's
- * heap settled at 35 MB instead of 27 MB in most runs (both occur with
- * either code; the difference in time was within this machine's noise,
- * so the change stays where it is needed).  The link word of a
+ * tiny sizes keep the macro: this function for every size tends to grow
+ * the heap, for no gain in time, so it is used only where it is needed.
+ * The link word of a
  * pointer-holding object is the caller's to clear.  GC-safe: the object
  * is reachable from the list (a root) until the pop, from p after it. */
 static inline void *fl_pop(void **fl, size_t granules, int kind)
