@@ -537,13 +537,11 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
 
 /* research.defer: b, probed (probed_useless) and not found useless, reads
  * its timed call below audit.min_cycles.  Such a bakeoff most often ends
- * "too cheap to time" after its compile and 1,000 samples a variant: in
- * a 14-benchmark pass 71 did, 0.1-1 s of the slot each while the slot
- * waited for the compile (DeltaBlue: 2.8 of a 5.3 s run's slot), and
- * most waiting bakeoffs never started.  But the probe times the
- * installed code, and a variant's own compile can read 1.6 times more
- * (Richards' createWorker$lambda1: probe 40, variants 66 cycles, a 5%
- * difference decided), so the probe alone cannot end it.  So it goes
+ * "too cheap to time" after its compile and 1,000 samples a variant,
+ * 0.1-1 s of the slot each while the slot waits for the compile, and
+ * the waiting bakeoffs behind it may never start.  But the probe times
+ * the installed code, and a variant's own compile can read 1.6 times
+ * more, enough to decide, so the probe alone cannot end it.  So it goes
  * back into the queue, once, behind every waiting record not deferred
  * (before()); it starts when they have, or when nothing else can.  True
  * when b was put back (QUEUED again, its slot and method released);
@@ -870,9 +868,8 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     /* futile by rate without a single timed call: drop_idle's case,
      * which futility (judging from 0.3 s of sampling) reaches before
      * drop_idle (1 s).  Reported as what it is: a timeout would count as
-     * an outcome of a bakeoff that measured nothing (Bounce's benchmark:
-     * its caller compiled with it inlined just before the dispatcher
-     * went in) */
+     * an outcome of a bakeoff that measured nothing (e.g. its caller
+     * compiled with it inlined just before the dispatcher went in) */
     if (b && res->outcome == AU_TIMEOUT && res->futile && !au_result_timed_calls(res)) {
         b->rec.result = *res;
         b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
@@ -924,9 +921,7 @@ static void drop_idle(AuAuditor *au)
  * at its rate so far, were its estimate to hold, it would decide within
  * the extra turns it has left (AuResult.to_decide).  Why: with one slot
  * and a round of 20-50 bakeoffs, one that would decide in another second
- * waited a whole round for it, and a 15 s run ended first (Havlak,
- * DeltaBlue: intervals past 5% at 4,000-6,000 samples of the 10,000
- * audit.min_samples asks).  A foresight that fails costs one turn; the
+ * would wait a whole round for it, and the run may end first.  A foresight that fails costs one turn; the
  * test is anytime-valid, so when it stops does not touch α. */
 static bool extend(AuAuditor *au, Bake *b)
 {
@@ -952,10 +947,9 @@ static bool extend(AuAuditor *au, Bake *b)
  * decision by the end of the longest turn extend() could give it, so the
  * turn would end undecided.  Why: shortest job first; a turn spent that
  * way gives nothing the next one will not, and the bakeoffs waiting
- * behind it may decide in theirs.  In Havlak 27 of the 43 s the slot
- * sampled in six runs went to bakeoffs timed fewer than 10,000 times a
- * second, whole turns ending with intervals ±20% wide, while the queue
- * never emptied.  Their samples stay; the test is anytime-valid, so
+ * behind it may decide in theirs: rarely timed bakeoffs would otherwise
+ * spend most of the slot on whole turns ending with intervals ±20% wide.
+ * Their samples stay; the test is anytime-valid, so
  * when a turn stops does not touch α. */
 static bool cut_short(AuAuditor *au, Bake *b, double ran)
 {

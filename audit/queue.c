@@ -71,8 +71,8 @@ double queue_longest_turn(const AuAuditor *au)
 
 /* Turns c has had that got timed calls: an idle one (pause_idle)
  * measured nothing, so it does not count in the round robin.  Why:
- * behind the never-run bakeoffs, Havlak's `Vector.hasSome`, paused idle
- * after one turn, never got a second. */
+ * counted, one paused idle after one turn would wait behind the never-run
+ * bakeoffs and might never get a second. */
 int queue_turns_had(const Bake *c)
 {
     return c->rec.turns - c->rec.idled - c->rec.yielded;

@@ -493,8 +493,7 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
 /* Why: the sequential test's guarantee rests on the windows' normal
  * approximation, and that is weakest at the first looks (the fewest
  * windows, the variance least known, a heavy-tailed or still-warming
- * method).  In A/A runs on AWFY the winners came at the first look (three
- * of three on 2026-11-26, another on Queens' recursive placeQueen).
+ * method), and the false winners of A/A bakeoffs come at the first look.
  * Asking the winner to be the winner again once its samples have doubled
  * can only remove decisions, never add one: the error rate stays within
  * the test's, and a real difference costs twice the samples. */
@@ -920,10 +919,8 @@ bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, doub
  * from 1.2 s on).  From RATE_EARLY on, before that, the same with an
  * upper bound of the count received, r + z√r + z² with z = 3 (above a
  * Poisson count's one-sided 99.8% bound for every r: 6.2 at r = 0).  A
- * method whose calls stopped with the phase that called it (DeltaBlue's
- * Vector.init, 502,000 calls a second while probed, then 12 timed calls
- * in 0.9 s) held the one slot for 0.9 s of a turn: 6-8 s a pass of 14
- * benchmarks, 2.7 s of DeltaBlue's 9 s. */
+ * method whose calls stop with the phase that called it would otherwise
+ * hold the one slot for most of a turn with a handful of timed calls. */
 #define RATE_EARLY 0.3
 #define RATE_Z 3.0
 

@@ -529,7 +529,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *r;
         /* from inlined code too: the chain pushed inline, then the
          * builtin itself (through a runtime helper that pushed the chain
-         * in a loop and vm_native_call, 7% of Json's time went there) */
+         * in a loop and vm_native_call costs up to 7% of a program's time) */
         cg_out_begin(g, in);
         if (nat->builtin) {
             gcc_jit_type *pt[2] = {g->t_vptr, g->t_valuep};

@@ -11,9 +11,8 @@
  * each unit is taken, every queued request's priority becomes its growth in
  * hotness (calls + back edges, a racy but bounded snapshot) since the last
  * refresh, per second, times the method's size plus a call's overhead.
- * Total hotness (what the queue used before) put the many tiny getters that
- * interpreted callers call most ahead of the big methods that run longest:
- * Richards' task bodies came last, 0.4-1 s into the run.  A method whose
+ * Total hotness would put the many tiny getters that interpreted callers
+ * call most ahead of the big methods that run longest.  A method whose
  * callers have meanwhile been compiled with it inlined stops growing and
  * waits, possibly forever.  Ties go to the older request (lower id).  A
  * request the auditor hurries (jit_hurry_locked: a bakeoff waits for its
