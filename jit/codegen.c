@@ -528,8 +528,8 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *argp = n > 0 ? cg_marshal(g, in->src[0], n) : cg_marshal(g, 0, 0);
         gcc_jit_rvalue *r;
         /* from inlined code too: the chain pushed inline, then the
-         * builtin itself (through a runtime helper that pushed the chain
-         * in a loop and vm_native_call costs up to 7% of a program's time) */
+         * builtin itself (a runtime helper pushing the chain in a loop,
+         * then vm_native_call, would cost up to 7% of a program's time) */
         cg_out_begin(g, in);
         if (nat->builtin) {
             gcc_jit_type *pt[2] = {g->t_vptr, g->t_valuep};
