@@ -67,8 +67,8 @@ static void GC_CALLBACK push_register_stacks(void)
          * the dead registers of returned calls.  The interpreter soon
          * overwrites them, but compiled code keeps its locals on the C
          * stack and never does, so whatever the warm-up left there (old
-         * graphs of a benchmark's earlier iterations) stayed reachable
-         * forever.  Every caller copies arguments into the callee's
+         * graphs of a benchmark's earlier iterations) would stay
+         * reachable forever.  Every caller copies arguments into the callee's
          * registers only after its frame is pushed or from live memory
          * (its own registers, a C buffer), and nothing allocates between,
          * so the live extent is the top frame's. */
