@@ -596,8 +596,8 @@ else echo "FAIL audit-idle-waits: resumed at '${resumed}' ms: $(grep -E 'audit: 
 # samples, so that they foresee at all) after a deferred one (a, hot once
 # they take turns, its probe below audit.min_cycles, 2 × the lowest
 # reading seen, as for research.defer above): a compiles while s1 and s2
-# still take turns, where before they took turns to the end and
-# a, deferred, never compiled.  (When s1 and s2 are both hopeless as a
+# still take turns, rather than s1 and s2 taking turns to the end and
+# a, deferred, never compiling.  (When s1 and s2 are both hopeless as a
 # is probed, nothing goes before a and it is not deferred at all.)
 head -2 "$D/cut.tl" >"$D/hopeless.tl"
 printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 7; } return s; }\n' >>"$D/hopeless.tl"
