@@ -480,9 +480,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     /* the same code found only now, in a bakeoff the caller ends: variant
      * 0 is all it installs, and a recursive one compiled for timing calls
      * itself directly; compiled again untimed, it calls itself through the
-     * entry, as alone's does (compile_variant: List's `tail`).  One more
-     * gcc compile, only for a recursive method (Towers' moveDisks, CD's
-     * recurse and Permute's permute under optlevel) */
+     * entry, as alone's does (compile_variant says why).  One more gcc
+     * compile, only for a recursive method */
     if (out->same_code && rq->end_if_same && !alone && recursive0) {
         VmError e = {{0}};
         bool recursive;
