@@ -68,7 +68,7 @@ tsan-audit: build/tsan-audit
 	build/tsan-audit audit_ring
 
 # The cost of one sample to the program thread, with the analysis thread's
-# drain on the other core (bench/audit_ring.c; docs/audit-measurements.md, Overhead).
+# drain on the other core (bench/audit_ring.c; figures in docs/results.md).
 build/audit-ring: bench/audit_ring.c audit/samples.c audit/audit.h
 	@mkdir -p build
 	$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -o $@ bench/audit_ring.c audit/samples.c -lpthread

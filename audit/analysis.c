@@ -303,11 +303,9 @@ bool au_analysis_resume(AuAnalysis *a, uint32_t id, double now)
 
 /* research.wait_jit: whether b's decision waits, a method its variants call
  * being queued or compiling in the JIT.  Why: a restart (research.restart)
- * sees a callee's install only before the decision.  CD's recurse
- * decided at 1.6-1.9 s with the default 22% faster, while methods its
- * variants reach (Vector2D.minus, putIntoMap, the tree's rotations)
- * waited in the JIT's queue until 2.7-3.1 s behind the bakeoffs' gcc
- * runs; the samples after read 4.4% (docs/audit-measurements.md).  Its
+ * sees a callee's install only before the decision, and a bakeoff can
+ * reach its decision while callees its variants reach still wait in the
+ * JIT's queue, measuring a program the winner will not run in.  Its
  * install then starts the samples over, and the decision is taken on
  * the program the winner will run in.  Only withholds a decision, so the
  * test's error rate is unchanged; at the wall-time budget the bakeoff
@@ -394,11 +392,8 @@ bool au_analysis_code_changed(AuAnalysis *a, uint32_t id)
  * callees', and while the JIT still compiles the program's hot methods a
  * callee leaves the interpreter in the middle of a bakeoff.  It then
  * costs one variant more than the other where one inlines it, or calls a
- * callee of it that nothing called directly before: Richards'
- * createHandler$lambda1, sampled 0.7-1.1 s into the run, had the default
- * 28.7% faster at its decision and inline4x 6.2% faster in the 200,000
- * samples after (docs/audit-measurements.md); in a run logged alike,
- * its callees waited in the JIT's queue until 1-2 s.  The samples before
+ * callee of it that nothing called directly before, enough to turn a
+ * difference's sign.  The samples before
  * a callee's install measure another program, so b begins again: fresh
  * sums and confirmation, its clock and rate anew (elapsed is sampling
  * time since the restart, so that futility's rate and the wall-time
@@ -407,13 +402,10 @@ bool au_analysis_code_changed(AuAnalysis *a, uint32_t id)
  * k·α by the union bound; a run cut short seldom reaches a decision and
  * its confirmation).  The JIT installs each method's entry once, so
  * restarts end.  Callees only (the auditor asks, jit_bakeoff_calls):
- * restarted at every install in the program, bakeoffs of CD, Havlak,
- * Json and DeltaBlue began again up to ten times while the JIT compiled
- * on for seconds, and 1 of 6 with a true difference ≥ 5% decided (6 of 6
- * before).  The oracle too, so that its truth is of the code a decision
- * lives with: its fixed sample was otherwise taken while the JIT compiled
- * on (CD's recurse: -9.1% in the oracle's runs, -3.6% to -6.8% sampled
- * after the JIT settled).  Before the decision only: audit.verify's
+ * restarted at every install in the program, a bakeoff would begin again
+ * many times while the JIT compiles on for seconds, and seldom decide.
+ * The oracle too, so that its truth is of the code a decision lives with,
+ * not of a sample taken while the JIT compiled on.  Before the decision only: audit.verify's
  * samples after it measure what the program runs, installs and all.
  * False (no memory): b goes on. */
 static bool restart(const AuAnalysis *a, Bakeoff *b, double now)
@@ -516,12 +508,11 @@ static double cycles_hz(const AuAnalysis *a)
  * calls a second.
  *
  * Why the program's cycles and not the method's: the budget is the
- * overhead the program pays, and one bakeoff samples at a time.  The
- * earlier rule (at most max_overhead of the *method's* time: 1 call in
- * timed_cost / (max_overhead × c) for c cycles a call) timed a 110-cycle
- * method called 900,000 times a second 1 call in 110, at a cost of 0.04%
- * of the program: in Havlak, such bakeoffs gathered 1,000-3,000 samples
- * a variant in a 1 s turn and none decided in an 18 s run.  Under a
+ * overhead the program pays, and one bakeoff samples at a time.  A budget
+ * of max_overhead of the *method's* time (1 call in
+ * timed_cost / (max_overhead × c) for c cycles a call) would time a
+ * 110-cycle method called 900,000 times a second 1 call in 110, at a cost
+ * of 0.04% of the program: too few samples to decide in a run.  Under a
  * method-time budget the program-time cost is that times the method's
  * share, so this rule never allows less than the program-level goal. */
 static int32_t sample_rate(const AuConfig *cfg, double calls_per_s, double hz)

@@ -180,10 +180,9 @@ static void event(AuAuditor *au, Bake *b, AuEvent ev)
  * The first d->warmup calls of a burst are warm-up calls: timed like the
  * others, through the same wrapper, but their samples are only counted.
  * A variant's code runs only in its bursts, so its first call after a
- * gap finds it cold in the caches and branch predictors: in A/A
- * bakeoffs a 182-cycle method took 442-468 cycles at a burst's first
- * call, and the two copies differed by 5% there and by 0.2% at the
- * burst's other calls (docs/auditing.md).  How cold a copy gets depends
+ * gap finds it cold in the caches and branch predictors: a burst's first
+ * call can take more than twice as long as the others, and two copies
+ * differ far more there than at the burst's other calls (docs/auditing.md).  How cold a copy gets depends
  * on where its code falls among the program's, not on its options, and
  * the installed winner runs every call, warm. */
 static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
@@ -368,9 +367,8 @@ static void end_turn(AuAuditor *au, Bake *b)
 /* Under mu: b, sampling, has its samples start over (research.restart): its
  * turn begins again, unextended, the time so far counted as sampled.
  * Why: the turn's samples are gone, and judged on what is left of it,
- * the turn ended undecided or was cut (rotate()): CD's recurse, its turn
- * ending 6 ms after a callee's install with no samples, waited 2.4 s for
- * the next.  Callees install once each, so a turn begins again at most
+ * the turn would end undecided or be cut (rotate()), and the bakeoff
+ * wait seconds for its next.  Callees install once each, so a turn begins again at most
  * once a callee. */
 static void turn_again(AuAuditor *au, Bake *b)
 {
@@ -497,9 +495,8 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
  * with why, when the bakeoff cannot be of use:
  * - too cheap: the installed code's timed call reads below PROBE_SCALE ×
  *   audit.min_cycles.  The bakeoff would end "too cheap to time" after
- *   its compiles (0.1-0.3 s of this thread each: in DeltaBlue 20 of 22
- *   compiles of a 6 s run were for such methods) and 1,000 samples a
- *   variant.  The installed code stands for the default variant: the
+ *   its compiles (0.1-0.3 s of this thread each; in some programs most
+ *   hot methods are such) and 1,000 samples a variant.  The installed code stands for the default variant: the
  *   clients' variant 0 is the JIT's own options.
  * - rarely called: the calls through its entry, at RARE_MARGIN times
  *   their rate, would end it as futile by rate (au_rate_futile).  It
@@ -540,13 +537,11 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
 
 /* research.defer: b, probed (probed_useless) and not found useless, reads
  * its timed call below audit.min_cycles.  Such a bakeoff most often ends
- * "too cheap to time" after its compile and 1,000 samples a variant: in
- * a 14-benchmark pass 71 did, 0.1-1 s of the slot each while the slot
- * waited for the compile (DeltaBlue: 2.8 of a 5.3 s run's slot), and
- * most waiting bakeoffs never started.  But the probe times the
- * installed code, and a variant's own compile can read 1.6 times more
- * (Richards' createWorker$lambda1: probe 40, variants 66 cycles, a 5%
- * difference decided), so the probe alone cannot end it.  So it goes
+ * "too cheap to time" after its compile and 1,000 samples a variant,
+ * 0.1-1 s of the slot each while the slot waits for the compile, and
+ * the waiting bakeoffs behind it may never start.  But the probe times
+ * the installed code, and a variant's own compile can read 1.6 times
+ * more, enough to decide, so the probe alone cannot end it.  So it goes
  * back into the queue, once, behind every waiting record not deferred
  * (before()); it starts when they have, or when nothing else can.  True
  * when b was put back (QUEUED again, its slot and method released);
@@ -641,11 +636,11 @@ static bool alike(const JitBakeoffRequest *rq)
  * a turn or more.  Variant 0's clean code replaces the code found, as a
  * no-difference would install it: DONE, nothing sampled.  Installed even
  * where the IR was the same: compiled from the current profile, it can
- * be faster than the JIT's first compile (Towers, docs/audit-measurements.md
- * "Same IR"); its self-calls go through the entry as the JIT's do,
+ * be faster than the JIT's first compile (docs/auditing.md, "Same code
+ * and same IR"); its self-calls go through the entry as the JIT's do,
  * compiled alone or, found the same only after every variant compiled,
- * compiled again (jit/variants.c: List's tail ran slower with them
- * direct). */
+ * compiled again (jit/variants.c: direct self-calls cost a compare and
+ * branch each). */
 static void end_same(AuAuditor *au, Bake *b, bool alone)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
@@ -818,9 +813,9 @@ static void to_paused(AuAuditor *au, Bake *b, size_t i, AuEvent ev)
  * so far, turns summed, it is PAUSED instead of failed: the old code
  * back, out of the queue (startable()) until its method is called
  * again; its next turn begins a fresh analysis (resume), as this one
- * measured nothing.  Why: Havlak's phases recur every 0.8 s,
- * and `Vector.hasSome` (−6.8%) failed for good in half the runs, its turn
- * having begun as its phase ended.  drop_idle fails one that stays idle
+ * measured nothing.  Why: a program's phases recur (Havlak's every
+ * 0.8 s), and a method called only in one phase gets no call in a turn
+ * that begins as its phase ends.  drop_idle fails one that stays idle
  * past the IDLE_ROUNDS intervals.  False: b is left to fail_idle. */
 static bool pause_idle(AuAuditor *au, Bake *b)
 {
@@ -873,9 +868,8 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     /* futile by rate without a single timed call: drop_idle's case,
      * which futility (judging from 0.3 s of sampling) reaches before
      * drop_idle (1 s).  Reported as what it is: a timeout would count as
-     * an outcome of a bakeoff that measured nothing (Bounce's benchmark:
-     * its caller compiled with it inlined just before the dispatcher
-     * went in) */
+     * an outcome of a bakeoff that measured nothing (e.g. its caller
+     * compiled with it inlined just before the dispatcher went in) */
     if (b && res->outcome == AU_TIMEOUT && res->futile && !au_result_timed_calls(res)) {
         b->rec.result = *res;
         b->rec.result.outcome = AU_RUNNING;   /* not the auditor's decision */
@@ -927,9 +921,7 @@ static void drop_idle(AuAuditor *au)
  * at its rate so far, were its estimate to hold, it would decide within
  * the extra turns it has left (AuResult.to_decide).  Why: with one slot
  * and a round of 20-50 bakeoffs, one that would decide in another second
- * waited a whole round for it, and a 15 s run ended first (Havlak,
- * DeltaBlue: intervals past 5% at 4,000-6,000 samples of the 10,000
- * audit.min_samples asks).  A foresight that fails costs one turn; the
+ * would wait a whole round for it, and the run may end first.  A foresight that fails costs one turn; the
  * test is anytime-valid, so when it stops does not touch α. */
 static bool extend(AuAuditor *au, Bake *b)
 {
@@ -955,10 +947,9 @@ static bool extend(AuAuditor *au, Bake *b)
  * decision by the end of the longest turn extend() could give it, so the
  * turn would end undecided.  Why: shortest job first; a turn spent that
  * way gives nothing the next one will not, and the bakeoffs waiting
- * behind it may decide in theirs.  In Havlak 27 of the 43 s the slot
- * sampled in six runs went to bakeoffs timed fewer than 10,000 times a
- * second, whole turns ending with intervals ±20% wide, while the queue
- * never emptied.  Their samples stay; the test is anytime-valid, so
+ * behind it may decide in theirs: rarely timed bakeoffs would otherwise
+ * spend most of the slot on whole turns ending with intervals ±20% wide.
+ * Their samples stay; the test is anytime-valid, so
  * when a turn stops does not touch α. */
 static bool cut_short(AuAuditor *au, Bake *b, double ran)
 {
@@ -998,10 +989,8 @@ static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
  * yields its slot at the cut point, or at its turn's end unextended, to
  * a waiting one without (AU_EV_YIELDED; not counted as a turn had,
  * queue_turns_had).  Why: the callee's install restarts its samples, so
- * those it takes meanwhile are thrown away, and the slot is another's
- * meanwhile: CD's recurse, sampling from 0.9 s while its callees waited
- * behind the bakeoffs' gcc runs, restarted twice in its first turn, was
- * cut short, and got no second turn before the 6 s run ended.  One a
+ * those it takes meanwhile are thrown away, and the slot is better
+ * another's meanwhile.  One a
  * round: two paused for one waiting record would leave a slot empty. */
 static void rotate(AuAuditor *au)
 {
@@ -1062,9 +1051,9 @@ static void start_pending(AuAuditor *au, bool wait)
  * the record that would start next, if it never ran, is probed and
  * compiled now, for a policy slot of its own held meanwhile (the slot is
  * compiled into its dispatcher), and waits READY; queue_take then gives it
- * the first slot that frees, with nothing left to compile.  Why: the
- * slot used to wait while the bakeoff thread probed and compiled, 0.1-1 s
- * a bakeoff — in a CD run 8.9 s of it against 9.5 s of sampling.  At most
+ * the first slot that frees, with nothing left to compile.  Why: probing
+ * and compiling take 0.1-1 s a bakeoff, as long as sampling itself, and a
+ * slot waiting for them samples nothing.  At most
  * one record is ahead; none when no slot is left to reserve. */
 static bool start_ahead(AuAuditor *au, bool wait)
 {
@@ -1095,11 +1084,9 @@ static bool start_ahead(AuAuditor *au, bool wait)
  * without, as does Bake.jit_queued (begin_analysis).  Asked every round
  * rather than at installs, since a queued compile can also fail or be
  * dropped.  With research.hurry_jit such a callee goes first in the JIT's
- * queue.  Why: the JIT orders its queue by interpreter work, and in Json
- * runs `readStringInternal`'s callee `startCapture`, some 200,000 calls a
- * second, was compiled 2.5-3.8 s after its request, behind thirty methods
- * with more work, while the bakeoff yielded its turns and its samples
- * went at the install (0.7-2.4 s hurried). */
+ * queue.  Why: the JIT orders its queue by interpreter work, so a cheap
+ * callee can wait seconds behind methods with more work, while the
+ * bakeoff yields its turns and loses its samples at the install. */
 static void mark_jit_queued(AuAuditor *au)
 {
     if (!au->cfg.wait_jit || au->cfg.oracle)

@@ -14,28 +14,22 @@
  *
  * The rotation's order is drawn anew for every cycle of it (each variant
  * once, never one twice in a row, across cycles too), from the thread's
- * generator.  A fixed order 0, 1, …, N−1 gave every variant the same
- * predecessor every time, and what ran just before a burst changes it:
- * on an Intel Xeon a copy ran 1.5% slower after the burst of the other
- * variant's copy at the same page offset, and with copies c·N + k in
- * order only variant 1's copies ever followed one.  Variant 0 was ahead
- * in every one of ten A/A runs of Json's read (by 0.2-4.6% per copy;
- * three "winners"), and in the A/A passes in 227 of 326 no-differences
- * and all 4 winners.  Both arms pointed at one code, the one timed right
- * after its twin ran 3-4% faster.  With each cycle's order drawn, ten
- * runs read −0.9% … +1.7%, all no-differences (docs/audit-measurements.md,
- * "Variant 0's bias").  A drawn order gives every variant the same
+ * generator.  A fixed order 0, 1, …, N−1 would give every variant the
+ * same predecessor every time, and what runs just before a burst changes
+ * it (a copy can run 1.5% slower after the burst of the other variant's
+ * copy at the same page offset), enough for A/A bakeoffs to declare
+ * "winners".  A drawn order gives every variant the same
  * distribution of predecessors, whatever the processor does with them.
  *
  * With a jitter, each gap is also drawn anew, uniform in reset ± spread
  * (spread = reset: 0 … 2·reset, the same mean), from a per-thread
- * xorshift32.  The round's ε alone left a round's gaps equal, and in a
- * program whose calls repeat with a period (a recursion's call tree, a
- * loop over a fixed structure) the bursts of variant a then fell at one
+ * xorshift32.  The round's ε alone would leave a round's gaps equal, and
+ * in a program whose calls repeat with a period (a recursion's call tree,
+ * a loop over a fixed structure) the bursts of variant a would fall at one
  * position of the period and those of b at another for the whole round:
  * a systematic difference per round, e.g. in which depth of a recursion
- * a timed call starts, that A/A bakeoffs of recursive methods declared as
- * 9-23% winners.  A gap drawn per burst puts every variant's bursts at
+ * a timed call starts, enough for A/A bakeoffs of recursive methods to
+ * declare winners.  A gap drawn per burst puts every variant's bursts at
  * independent positions.
  *
  * Invariants: the fast path is one decrement and one test of a

@@ -48,17 +48,15 @@ static bool startable(const AuAuditor *au, const Bake *c, const Bake *freed)
  * "rarely called").  Its phase of the program is over, or its callers
  * inlined it.  Such a record, started, holds the slot for a turn without
  * a timed call (drop_idle), or, never run, is probed and ends FAILED for
- * good: in Havlak runs three times the usual size, 5-6 s of 27-34 s of
- * sampling went to turns without a sample, and methods of a phase that
- * comes back every iteration were failed as "not called". */
+ * good, though its phase may come back every iteration. */
 bool queue_idle(const AuAuditor *au, const Bake *c)
 {
     const MethodState *s = &au->ms[c->m->index];
     /* paused idle (pause_idle): its turn found its method not called; it
      * stays idle until the method is called again between the last two
      * scans (10 ms; startable() keeps it out until then), so that its next
-     * turn begins inside its phase: by the rate over RATE_PERIOD, Havlak's
-     * `Vector.hasSome` resumed just as its phase had ended */
+     * turn begins inside its phase: by the rate over RATE_PERIOD, it could
+     * resume just as its phase ends */
     if (c->rec.phase == AU_PHASE_PAUSED && !c->aid)
         return !s->called;
     return s->rated && au_rate_futile(&au->cfg, s->rate, c->rec.nvariants, RARE_MARGIN, NULL);
@@ -73,8 +71,8 @@ double queue_longest_turn(const AuAuditor *au)
 
 /* Turns c has had that got timed calls: an idle one (pause_idle)
  * measured nothing, so it does not count in the round robin.  Why:
- * behind the never-run bakeoffs, Havlak's `Vector.hasSome`, paused idle
- * after one turn, never got a second. */
+ * counted, one paused idle after one turn would wait behind the never-run
+ * bakeoffs and might never get a second. */
 int queue_turns_had(const Bake *c)
 {
     return c->rec.turns - c->rec.idled - c->rec.yielded;
@@ -99,11 +97,10 @@ static bool hopeless(const Bake *c)
  * calls), then the oldest; of those paused, the one foreseeing its
  * decision soonest (Bake.foreseen: shortest job first gets the most
  * decisions out of the slot's time), then the least recently run (round
- * robin among those foreseeing none).  Hopeless after deferred: in a
- * 35 s Havlak run four paused bakeoffs, intervals 20-290% wide, took
- * turn after turn from 18 s on (each cut a quarter in, audit.cut), while
- * the 9 deferred ones, `initAllNodes$lambda1` (−10.5%) and
- * `Vector.hasSome` (−6.8%) among them, never started. */
+ * robin among those foreseeing none).  Hopeless after deferred: paused
+ * bakeoffs with intervals far too wide to decide would otherwise take
+ * turn after turn (each cut a quarter in, audit.cut) while deferred ones,
+ * with large differences among them, never start. */
 static bool before(const AuAuditor *au, const Bake *c, const Bake *best)
 {
     bool ci = queue_idle(au, c), bi = queue_idle(au, best);
@@ -207,10 +204,9 @@ Bake *queue_take(AuAuditor *au)
  * next (its method went idle, or one that goes before it was queued):
  * its slot is given back, so that the one now next can be compiled ahead,
  * and b waits READY as a paused record does, its slot compiled in
- * (startable()).  Why: an ahead record passed over held the one
- * reservation to the end, and every later bakeoff was compiled while the
- * slot stood empty: in a Havlak run `processEdges$lambda1`, ready from
- * 1.5 s, never started, and the slot was empty for 1.4 s of 8.8 s. */
+ * (startable()).  Why: an ahead record passed over would hold the one
+ * reservation to the end, and every later bakeoff would be compiled
+ * while the slot stood empty. */
 void queue_unreserve(AuAuditor *au, Bake *b)
 {
     au->slots &= ~(1u << b->slot);

@@ -316,21 +316,19 @@ static void remember(AuRecent *recent, const AuObs *win, uint32_t n)
  * method's timed calls weigh from 1 to thousands, and c/w depends on w (a
  * timed call's fixed cost weighs most on a small one; a deep recursion
  * may cost more per call): the slowest by c/w over the whole window are
- * mostly of some weights, and which depends on the variant.  Trimmed so,
- * CD's recurse kept timed calls of 3.4 calls on average for one variant
- * and 3.1 for the other and read a 6% difference that was the trimming's;
- * by class the kept mix is the received one.
+ * mostly of some weights, and which depends on the variant, so trimming
+ * over the window alone can make a difference of its own (6% on a
+ * recursive method); by class the kept mix is the received one.
  *
  * A class too rare in the window for a share (1 or 2 timed calls in 100)
  * is trimmed against its own recent past instead: a sample slower by c/w
  * than the (n − drop)-th fastest of the class's last n samples (recent,
  * kept per variant and per copy) is dropped, and so is every such sample
  * until the class has n samples: the first ones would otherwise stay
- * untrimmed in the sums for good.  Why: Storage's buildTreeDepth is timed
- * at weights 1 (99%) and 341 (1%, 64% of its cycles); the 341s never had
- * a share, so a garbage collection inside one (30 times its cycles) was
- * never dropped, and its optlevel bakeoffs ended futile at ±17–23% after
- * 100,000 samples a variant (docs/audit-measurements.md).  Past its first
+ * untrimmed in the sums for good.  Why: a rare weight class can carry
+ * most of a method's cycles (a recursion's top call), and without a
+ * share of its own a garbage collection inside one (30 times its cycles)
+ * is never dropped and widens the interval past any decision.  Past its first
  * n samples such a class keeps n − drop of every n on average, its
  * share; a class that never has n samples is left out of the estimate,
  * alike for every variant. */
@@ -495,8 +493,7 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
 /* Why: the sequential test's guarantee rests on the windows' normal
  * approximation, and that is weakest at the first looks (the fewest
  * windows, the variance least known, a heavy-tailed or still-warming
- * method).  In A/A runs on AWFY the winners came at the first look (three
- * of three on 2026-11-26, another on Queens' recursive placeQueen).
+ * method), and the false winners of A/A bakeoffs come at the first look.
  * Asking the winner to be the winner again once its samples have doubled
  * can only remove decisions, never add one: the error rate stays within
  * the test's, and a real difference costs twice the samples. */
@@ -506,10 +503,9 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
  * its winner the winner at twice the samples.  Asked only for its
  * direction, the half since then costs a real difference almost nothing
  * (the synthetic 1%–10% detections of tests/unit: none of 800 lost, none
- * later), and an identical pair can only lose winners.  A safeguard: in
- * ten custom passes on AWFY it never refused a winner, and the wrong ones
- * it was aimed at (Richards' createHandler$lambda1) had the loser ahead
- * for all of their sampling (docs/audit-measurements.md). */
+ * later), and an identical pair can only lose winners.  A safeguard
+ * against a first look taken in a passing phase (docs/auditing.md,
+ * "Confirmation"). */
 /* Whether the fresh samples (since c's first look) agree with c's
  * decision, by its direction only: a winner the fastest; a no-difference
  * with no variant faster than the default (0) by more than the
@@ -534,10 +530,8 @@ static bool fresh_agrees(const AuConfirm *c, const AuStats *st)
 
 /* Why no-differences too (research.confirm_nodiff): they are a claim as
  * well (the variants alike within ±equivalence), and the wrong ones
- * found in their own process (audit.verify) were of the first looks, at
- * the margin's edge: Richards' Scheduler.queuePacket at [−1.0%, +0.5%]
- * after 16,920 samples, CD's handleNewFrame$lambda1 at [−1.0%, +0.6%]
- * after 29,700, each 1.9% apart in the 170,000 samples after.  Held
+ * found in their own process (audit.verify) are of first looks at the
+ * margin's edge, which more samples show apart.  Held
  * back, such a bakeoff samples on; it installs the default whether it
  * ends no-difference or timeout. */
 static bool held(const AuConfig *cfg, AuOutcome o)
@@ -850,10 +844,8 @@ static bool futile(const AuConfig *cfg, const AuCompare *c, double alpha, uint64
  * look within 10⁴ times the samples so far would, and while the copy rule
  * withholds a winner the interval already shows: the interval foresees
  * nothing then, and where the copies sit does not change with more
- * samples (Richards' createHandler$lambda1, -O2 8% faster [-8.6%, -7.7%]
- * but -O1's copies 6% apart, was extended four times, 4.1 s of a run's
- * one slot, while createWorker$lambda1, -5.3% in the oracle's runs,
- * waited in the queue to the end). */
+ * samples (extending such a bakeoff would hold the slot for seconds
+ * while others wait in the queue). */
 double au_stats_to_decide(const AuConfig *cfg, const AuResult *r)
 {
     const AuForesight *f = &r->foresight;
@@ -927,10 +919,8 @@ bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, doub
  * from 1.2 s on).  From RATE_EARLY on, before that, the same with an
  * upper bound of the count received, r + z√r + z² with z = 3 (above a
  * Poisson count's one-sided 99.8% bound for every r: 6.2 at r = 0).  A
- * method whose calls stopped with the phase that called it (DeltaBlue's
- * Vector.init, 502,000 calls a second while probed, then 12 timed calls
- * in 0.9 s) held the one slot for 0.9 s of a turn: 6-8 s a pass of 14
- * benchmarks, 2.7 s of DeltaBlue's 9 s. */
+ * method whose calls stop with the phase that called it would otherwise
+ * hold the one slot for most of a turn with a handful of timed calls. */
 #define RATE_EARLY 0.3
 #define RATE_Z 3.0
 
@@ -979,15 +969,10 @@ static double gap_spread(const AuResult *r, int k, int b)
  * of those copies' gaps where that is larger, on their point estimates
  * (margin 0: only their order).  True without copies (a copy without
  * samples).  Why: the variants' difference depends on where their code
- * sits: with every copy c at its own offset in the page, RedBlackTree.get
- * had its -O2/-O3 difference 0.4% apart between the two copies at the
- * median over 270 processes, more than 2% in 15, up to 6.6%; and at one
- * offset for both copies, -O3 was 15% slower on both in one process of
- * 72 where 65 had it 0-2% faster (docs/audit-measurements.md,
- * "Copies at two offsets").  A difference of the code shows at every
+ * sits, by up to a few percent between two offsets in the page
+ * (docs/auditing.md, "Copies").  A difference of the code shows at every
  * place, and by more than the places moved it; one of placement, at
- * one: a copy slowed where it was loaded (Json's readNull, a variant's
- * copies 10.9% apart) moves the gap of its copy alone.  Only removes
+ * one: a copy slowed where it was loaded moves the gap of its copy alone.  Only removes
  * decisions: α is unchanged. */
 static bool copies_agree(const AuResult *r, int k, int b, double margin)
 {
@@ -1017,10 +1002,9 @@ static double copy_var(const AuResult *r, const AuEstimate *e, int x, int c)
  * standard errors on some copy: the variants' difference moved with the
  * place of their code by more than it is, and more samples would only
  * confirm it, since where a copy was loaded does not change while it
- * runs.  Such a bakeoff can never have a winner; riding its turns
- * (audit.extend foresees the interval alone) took 4.5-8 s of a 12 s
- * run's one slot in three of five passes (docs/audit-measurements.md,
- * "Copies apart").  Z is large because it is judged at every look: a
+ * runs.  Such a bakeoff can never have a winner, and riding its turns
+ * (audit.extend foresees the interval alone) would hold the slot for
+ * seconds (docs/auditing.md, "Copies apart").  Z is large because it is judged at every look: a
  * block at the edge must not end a bakeoff by crossing it once. */
 enum { PLACEMENT_Z = 5 };
 

@@ -155,8 +155,8 @@ static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra,
 
 /* Closes a failed null check: every one of a function jumps to one shared
  * raise block with its site in a local.  A call and a return per check
- * were most of the cold code (HavlakLoopFinder.findLoops: 251 of its 282
- * raise sites), and gcc's time grows with all the code it is given. */
+ * would be most of the cold code (null checks are most raise sites), and
+ * gcc's time grows with all the code it is given. */
 static void fail_null(Cg *g, gcc_jit_block *bad, const IrInsn *in)
 {
     if (!g->null_fail) {
@@ -528,8 +528,8 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *argp = n > 0 ? cg_marshal(g, in->src[0], n) : cg_marshal(g, 0, 0);
         gcc_jit_rvalue *r;
         /* from inlined code too: the chain pushed inline, then the
-         * builtin itself (through a runtime helper that pushed the chain
-         * in a loop and vm_native_call, 7% of Json's time went there) */
+         * builtin itself (a runtime helper pushing the chain in a loop,
+         * then vm_native_call, would cost up to 7% of a program's time) */
         cg_out_begin(g, in);
         if (nat->builtin) {
             gcc_jit_type *pt[2] = {g->t_vptr, g->t_valuep};

@@ -13,9 +13,9 @@
  * rejected) and -falign-functions=64: every function on a cache line of
  * its own, so that a method's code is laid out the same wherever it lands
  * in a unit.  At gcc's default (16 bytes) where a function's loops fall
- * in the 64-byte lines depended on what came before it: Sieve ran 27%
- * and Bounce 25% slower than at 64, every run, and a bakeoff's two copies
- * of one method differed by 7-9% (docs/auditing.md).  They come first,
+ * in the 64-byte lines depends on what comes before it, which can cost a
+ * benchmark a quarter of its speed and make a bakeoff's two copies of one
+ * method differ by several percent (docs/auditing.md).  They come first,
  * so a raw set can still override them.
  * The optimisation level is also set through gccjit's own int option so
  * its internal -O agrees with ours.

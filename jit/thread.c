@@ -11,9 +11,8 @@
  * each unit is taken, every queued request's priority becomes its growth in
  * hotness (calls + back edges, a racy but bounded snapshot) since the last
  * refresh, per second, times the method's size plus a call's overhead.
- * Total hotness (what the queue used before) put the many tiny getters that
- * interpreted callers call most ahead of the big methods that run longest:
- * Richards' task bodies came last, 0.4-1 s into the run.  A method whose
+ * Total hotness would put the many tiny getters that interpreted callers
+ * call most ahead of the big methods that run longest.  A method whose
  * callers have meanwhile been compiled with it inlined stops growing and
  * waits, possibly forever.  Ties go to the older request (lower id).  A
  * request the auditor hurries (jit_hurry_locked: a bakeoff waits for its
@@ -29,9 +28,8 @@
  * waits jit.gather_us (5 ms) before it is taken.  gcc cannot be stopped
  * once started, and a method that has just become hot by its calls is
  * often called from an interpreted loop that is about to ask for OSR
- * code: spectralnorm's 12-instruction evalA was compiled alone (33 ms)
- * while the loop calling it, queued 4 ms later, waited for it in the
- * interpreter.  An OSR request is never held back: a loop is running
+ * code a few milliseconds later; compiled alone, the method would keep
+ * that loop waiting in the interpreter for a whole gcc run.  An OSR request is never held back: a loop is running
  * interpreted until its code arrives.
  *
  * Invariants:
@@ -197,9 +195,9 @@ void jit_enqueue(Jit *jit, VmMethod *m)
  * heap, and every heap object a compile reads (constants, through the
  * module) is reachable from the module for as long as the module lives.
  * A registered thread must be stopped and its stack scanned at every
- * collection; a thread busy in gcc, on two shared cores, made the
- * program's collections wait for it to be scheduled (Havlak, Json, CD:
- * 10-25% per iteration in a helper's interleaved runs). */
+ * collection; a thread busy in gcc, on two shared cores, would make the
+ * program's collections wait for it to be scheduled (10-25% per iteration
+ * on the allocation-heavy benchmarks). */
 static void *compile_thread(void *arg)
 {
     Jit *jit = arg;

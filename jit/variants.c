@@ -145,18 +145,14 @@ static void free_wheres(JitWheres *w, bool contents)
  * bakeoffs, and 1 KB further on (mod 63 lines) for each further copy.
  * Why pages: the L1 instruction cache (and the op cache) pick
  * a line's set from the address bits within the page, and every loaded
- * object's .text starts at the same page offset.  With the parts simply
- * concatenated, the first part's hot code shared its sets with the start
- * of every other unit, the second part's did not: in A/A bakeoffs on the
- * AWFY benchmarks the variant in the first part was 1-4% slower (the
- * paired test declared 9 winners in 10 decisions, all the second
- * variant; reversing the order of the parts flipped the sign).  On its own
+ * object's .text starts at the same page offset.  Concatenated parts
+ * would not: the first part's hot code would share its sets with the
+ * start of every other unit, and in A/A bakeoffs the variant in the first
+ * part runs 1-4% slower.  On its own
  * page at a common offset every variant's code meets the same sets.
  * Each copy at another offset: where its code sits in the page changes
- * the variants' difference itself (RedBlackTree.get, -O2 against -O3, 270
- * processes with copies 29 lines apart: the two copies' differences 0.4%
- * apart at the median, more than 2% in 15, up to 6.6%), which copies at one
- * offset cannot show; the copies compare the variants at two offsets, and
+ * the variants' difference itself (by up to a few percent), which copies
+ * at one offset cannot show; the copies compare the variants at two offsets, and
  * the copy rule (audit/stats.c) wants a difference at both.  Never the
  * wrapper's offset, half a page from copy 0's: copy 1's 16 lines on, mod
  * 63, never lands 32 on mod 64 (a third copy's 32 would). */
@@ -243,10 +239,10 @@ bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m)
 /* Variant k's IR.  All of a bakeoff's IR is built before gcc compiles
  * any of it: the IR reads the profile (the callees' call counts and
  * branch counters, which the running program keeps raising), and built
- * between gcc compiles of half a second each, two A/A variants read two
- * profiles and could inline and lay out differently — a difference of
- * the code that both copies of a variant share (Towers.moveDisks: 11%,
- * both copies of each variant within 0.4%). */
+ * between gcc compiles of half a second each, two A/A variants would read
+ * two profiles and could inline and lay out differently — a difference of
+ * the code that both copies of a variant share, which the copy rule
+ * cannot catch. */
 static IrFunc *variant_ir(const JitTunables *tun, const JitBakeoffRequest *rq, int k, Costs *cost, VmError *err)
 {
     bool dump_ir = jit_dump_has(tun->dump, "ir");
@@ -280,10 +276,9 @@ bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_V
  * untimed: variant 0 compiled alone for a bakeoff that ends untimed (its
  * variants' IR the same): its calls of the method itself go through the
  * entry, as the JIT's code does.  Why: the direct calls are there to keep
- * a timed recursion in its variant, and List's `tail`, installed with
- * them, ran 19% slower than the JIT's code of the same IR (a compare and
- * branch before each self-call; docs/audit-measurements.md, thirty-eighth
- * session). */
+ * a timed recursion in its variant, and installed they cost a compare
+ * and branch before each self-call (up to 19% on a small recursive
+ * method) that the JIT's code of the same IR does not pay. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
                             const char *dir, bool untimed, char **text, size_t *len, JitWheres *wheres, uint32_t own[2],
                             Costs *cost, bool *recursive, VmError *err)
@@ -442,8 +437,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     /* the variant whose IR k compiles: variants of the same IR options
      * share one, built once — built twice, even a millisecond apart, the
      * profile it reads can differ, and two A/A variants of a method called
-     * millions of times a second then differed by their code (Richards'
-     * createHandler$lambda1, −24%: docs/audit-measurements.md) */
+     * millions of times a second would differ by their code */
     int owner[JIT_MAX_VARIANTS];
     for (int k = 0; k < rq->nvariants && ok; k++) {
         VmError e = {{0}};
@@ -486,9 +480,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     /* the same code found only now, in a bakeoff the caller ends: variant
      * 0 is all it installs, and a recursive one compiled for timing calls
      * itself directly; compiled again untimed, it calls itself through the
-     * entry, as alone's does (compile_variant: List's `tail`).  One more
-     * gcc compile, only for a recursive method (Towers' moveDisks, CD's
-     * recurse and Permute's permute under optlevel) */
+     * entry, as alone's does (compile_variant says why).  One more gcc
+     * compile, only for a recursive method */
     if (out->same_code && rq->end_if_same && !alone && recursive0) {
         VmError e = {{0}};
         bool recursive;

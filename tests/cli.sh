@@ -424,7 +424,7 @@ check audit-same-code-off 0 "audit: sampling #1 f client=inline" -- $SAME -X res
 # a variant of a recursive method calls itself directly (a timed call's
 # recursion stays in its variant); compiled alone for an untimed end
 # (research.same_ir) it calls itself through its entry, as the JIT's code
-# does (List's tail ran 19% slower with the direct calls)
+# does (direct self-calls cost a compare and branch each)
 printf 'fn fib(n: int): int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }\n' >"$D/fib.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..3000 { t = t + fib(12); }\n    println(t);\n}\n' >>"$D/fib.tl"
 check audit-same-ir-self-calls 0 "direct=0" -- sh -c "echo direct=\$($SAME -X jit.dump=asm run $D/fib.tl 2>&1 | grep -cE 'call[[:space:]]+ta[0-9]+_v0_fib')"
@@ -517,8 +517,8 @@ check audit-rarely-called-no-futility 0 "audit: compiled #1 r client=aa" -- $RAR
 # readings are bimodal here: most at one value (Intel: 109 cycles), some
 # 1.4-1.7 × it, in streaks and more often on a loaded machine; the window
 # holds both, but only when set from the low one, which a try that ended
-# too cheap reports.  (1.5 × the median of three failed whenever two of
-# the three were slow: the fast readings fell below the window.)
+# too cheap reports.  (1.5 × the median of three would fail whenever two
+# of the three are slow: the fast readings fall below the window.)
 printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 3; } return s; }\n' >"$D/defer.tl"
 printf 'fn b(n: int): int { var s = 2; for i in 0..n { s = s + i %% 5; } return s; }\n' >>"$D/defer.tl"
 printf 'fn main() {\n    var t = 0;\n    for k in 0..4000000 { t = t + a(40) + b(40); }\n    println(t);\n}\n' >>"$D/defer.tl"
@@ -596,8 +596,8 @@ else echo "FAIL audit-idle-waits: resumed at '${resumed}' ms: $(grep -E 'audit: 
 # samples, so that they foresee at all) after a deferred one (a, hot once
 # they take turns, its probe below audit.min_cycles, 2 × the lowest
 # reading seen, as for research.defer above): a compiles while s1 and s2
-# still take turns, where before they took turns to the end and
-# a, deferred, never compiled.  (When s1 and s2 are both hopeless as a
+# still take turns, rather than s1 and s2 taking turns to the end and
+# a, deferred, never compiling.  (When s1 and s2 are both hopeless as a
 # is probed, nothing goes before a and it is not deferred at all.)
 head -2 "$D/cut.tl" >"$D/hopeless.tl"
 printf 'fn a(n: int): int { var s = 1; for i in 0..n { s = s + i %% 7; } return s; }\n' >>"$D/hopeless.tl"

@@ -67,8 +67,8 @@ static void GC_CALLBACK push_register_stacks(void)
          * the dead registers of returned calls.  The interpreter soon
          * overwrites them, but compiled code keeps its locals on the C
          * stack and never does, so whatever the warm-up left there (old
-         * graphs of a benchmark's earlier iterations) stayed reachable
-         * forever.  Every caller copies arguments into the callee's
+         * graphs of a benchmark's earlier iterations) would stay
+         * reachable forever.  Every caller copies arguments into the callee's
          * registers only after its frame is pushed or from live memory
          * (its own registers, a C buffer), and nothing allocates between,
          * so the live extent is the top frame's. */
@@ -184,8 +184,8 @@ void vm_gc_init(Vm *vm)
             GC_set_all_interior_pointers(vm ? (int)vm->tun.gc_interior_pointers : 1);
         GC_INIT();
         /* Boehm's 3 collects a heap with much live data (Havlak's graph:
-         * 11 MB) after allocating a third of it: marking was 34% of such
-         * a program's time.  2 trades the memory the missing extra byte
+         * 11 MB) after allocating a third of it: marking takes a third of
+         * such a program's time.  2 trades the memory the missing extra byte
          * saves (above) for fewer collections; 0 keeps the collector's own
          * (or GC_FREE_SPACE_DIVISOR's) */
         if (vm && vm->tun.gc_free_space_divisor > 0)
@@ -253,10 +253,9 @@ int vm_gc_fl_index(size_t size)
  * granules), which its GC_FAST_MALLOC_GRANS refuses: the same steps
  * without its counters (a list here is empty or a list) and without its
  * calls for manual dirty bits, which this collector does not use.  The
- * tiny sizes keep the macro: with this function for every size, Havlak's
- * heap settled at 35 MB instead of 27 MB in most runs (both occur with
- * either code; the difference in time was within this machine's noise,
- * so the change stays where it is needed).  The link word of a
+ * tiny sizes keep the macro: this function for every size tends to grow
+ * the heap, for no gain in time, so it is used only where it is needed.
+ * The link word of a
  * pointer-holding object is the caller's to clear.  GC-safe: the object
  * is reachable from the list (a root) until the pop, from p after it. */
 static inline void *fl_pop(void **fl, size_t granules, int kind)

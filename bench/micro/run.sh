@@ -199,8 +199,8 @@ for k in "${!names[@]}"; do
     [[ -n ${notes[k]} ]] && echo "${names[k]}: ${notes[k]}"
 done
 
-# results.json.  tally_median_ms, ratio and geomean_ratio are the .tla
-# figures under their earlier names, kept for readers of older results.
+# results.json.  tally_median_ms, ratio and geomean_ratio repeat the .tla
+# figures under the names older results files use, for tools that read them.
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -d '\042\134')
 lua_version=$("$lua" -v 2>&1 | head -n 1 | tr -d '\042\134')
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null | tr -d '\042\134')

@@ -224,9 +224,8 @@ TEST(gcheap_atomic_free_lists_survive_collections)
  * lie dead registers of returned calls.  A compiled frame's window is
  * empty (top == base): its locals are on the C stack.  So an address left
  * in the registers of an interpreted call that has returned is not a
- * root while a compiled frame is on top (it used to be, unless compiled
- * code cleared a window of its own there: DeltaBlue and Havlak kept whole
- * graphs of earlier iterations alive); one in a live window is. */
+ * root while a compiled frame is on top (scanning dead registers would
+ * keep whole graphs of earlier iterations alive); one in a live window is. */
 static __attribute__((noinline)) void *make_linked(void **link)
 {
     void *o = vm_alloc(heap_thr, 48, false);

@@ -566,7 +566,7 @@ TEST(ir_inline_hot_site)
 
 /* A recursive call waits until the other calls are decided: in walk the
  * budget (IR_MIN_BUDGET) holds huge or the recursion, not both, and the
- * recursion, found first at the same count, used to take it. */
+ * recursion, found first at the same count, must not take it. */
 TEST(ir_inline_recursion_last)
 {
     Vm *vm = run_src(inline_src());

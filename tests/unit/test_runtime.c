@@ -453,7 +453,7 @@ TEST(runtime_heap_limit_not_inherited)
     t->escape = &env;
     int made = 0;
     if (setjmp(env) == 0) {
-        /* 48 MB kept alive through the register stack: over the old limit */
+        /* 48 MB kept alive through the register stack: over the first VM's limit */
         for (; made < 48; made++) {
             VmArray *a = vm_new_array(t, &mod->types[T_STRINGS], 1 << 17);
             a->data.p[0] = t->stack[0].p;
