@@ -270,7 +270,7 @@ SUITE=roundtrip
 if want "${SUITES[@]}"; then
     echo "== roundtrip"
     mkdir -p "$TMP/rt"
-    for f in tests/vm/*.tla tests/format/*.tla bench/micro/*.tla examples/*.tla; do
+    for f in tests/vm/*.tla tests/fixtures/format/*.tla bench/micro/*.tla examples/*.tla; do
         [[ -f $f ]] || continue
         n="$TMP/rt/$(basename "$f" .tla)"
         if ! bin/tally asm "$f" -o "$n.a.tlb" 2>"$TMP/err"; then
@@ -309,7 +309,7 @@ SUITE=mutate
 if want "${SUITES[@]}"; then
     echo "== mutate"
     mkdir -p "$TMP/seeds"
-    for f in tests/vm/*.tla tests/format/*.tla; do
+    for f in tests/vm/*.tla tests/fixtures/format/*.tla; do
         [[ -f $f ]] || continue
         [[ $(directive "$f" expect-exit) == 2 ]] && continue
         grep -q 'gc.max_heap' "$f" && continue  # needs its flags to stay small
