@@ -90,16 +90,16 @@ demo: setup
 	bin/tally run examples/fib.tl 32
 	bin/tally run examples/shapes.tl
 
-# The whole suite (bench/run.sh): the 14 Are-We-Fast-Yet benchmarks and the
+# The whole suite (bench/suite.sh): the 14 Are-We-Fast-Yet benchmarks and the
 # CLBG kernels, interpreter and JIT, ratio table and bench/results.json;
 # bench-quick: test sizes in every tier, a correctness check (part of make test).
 bench: setup
 	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/run.sh
+	@bash bench/suite.sh
 
 bench-quick: setup
 	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/run.sh --quick
+	@bash bench/suite.sh --quick
 
 bench-interp: setup
 	@$(MAKE) --no-print-directory bin/tally

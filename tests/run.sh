@@ -18,7 +18,7 @@
 #             exit 0, 1 or 2, never a signal
 #   srcfuzz   ≥10,000 mutated .tl sources: the compiler never crashes, and
 #             what it accepts always verifies
-#   bench     bench/run.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
+#   bench     bench/suite.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
 #             kernel at its test size verifies its result with the JIT off,
 #             on and eager (kernels: output equal to the C twin's); all 14
 #             AWFY files must exist (BENCH_REQUIRE_ALL=1)
@@ -350,9 +350,9 @@ fi
 
 SUITE=bench
 if want "${SUITES[@]}"; then
-    echo "== bench (bench/run.sh --quick: test sizes, every tier)"
+    echo "== bench (bench/suite.sh --quick: test sizes, every tier)"
     # one PASS/FAIL line per program × tier; anything else is information
-    BENCH_REQUIRE_ALL=1 bash bench/run.sh --quick >"$TMP/bench" 2>&1
+    BENCH_REQUIRE_ALL=1 bash bench/suite.sh --quick >"$TMP/bench" 2>&1
     bstatus=$?
     nbad=0
     while IFS= read -r line; do
@@ -363,7 +363,7 @@ if want "${SUITES[@]}"; then
         esac
     done <"$TMP/bench"
     # a setup error (status 2) prints no FAIL line, and must not pass
-    [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/run.sh --quick exited with status $bstatus"
+    [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/suite.sh --quick exited with status $bstatus"
 fi
 
 echo "$pass passed, $fail failed"
