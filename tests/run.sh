@@ -22,6 +22,9 @@
 #             kernel at its test size verifies its result with the JIT off,
 #             on and eager (kernels: output equal to the C twin's); all 14
 #             AWFY files must exist (BENCH_REQUIRE_ALL=1)
+#   docs      tests/docs-check.sh: documents and code comments speak of the
+#             product, not its history, and no link leaves the repository
+#             (a pass per clean file, a failure per finding)
 # Usage: tests/run.sh [suite...]   (default: all)
 set -u
 cd "$(dirname "$0")/.."
@@ -364,6 +367,22 @@ if want "${SUITES[@]}"; then
     done <"$TMP/bench"
     # a setup error (status 2) prints no FAIL line, and must not pass
     [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/suite.sh --quick exited with status $bstatus"
+fi
+
+SUITE=docs
+if want "${SUITES[@]}"; then
+    echo "== docs (tests/docs-check.sh)"
+    bash tests/docs-check.sh >"$TMP/docs" 2>&1
+    dstatus=$?
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done <"$TMP/docs"
+    # status 2: the check could not run (it prints no FAIL line)
+    [[ $dstatus -eq 2 ]] && bad "docs: tests/docs-check.sh could not run"
 fi
 
 echo "$pass passed, $fail failed"
