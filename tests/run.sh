@@ -25,6 +25,8 @@
 #   docs      tests/docs-check.sh: documents and code comments speak of the
 #             product, not its history, and no link leaves the repository
 #             (a pass per clean file, a failure per finding)
+#   tour      tests/readme-tour.sh: every command of README.md's tour runs
+#             in a fresh clone with the built binaries (a pass per command)
 # Usage: tests/run.sh [suite...]   (default: all)
 set -u
 cd "$(dirname "$0")/.."
@@ -383,6 +385,22 @@ if want "${SUITES[@]}"; then
     done <"$TMP/docs"
     # status 2: the check could not run (it prints no FAIL line)
     [[ $dstatus -eq 2 ]] && bad "docs: tests/docs-check.sh could not run"
+fi
+
+SUITE=tour
+if want "${SUITES[@]}"; then
+    echo "== tour (tests/readme-tour.sh: README.md's tour in a fresh clone)"
+    bash tests/readme-tour.sh >"$TMP/tour" 2>&1
+    tstatus=$?
+    ntbad=0
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }"; ntbad=$((ntbad + 1)) ;;
+            *) echo "$line" ;;
+        esac
+    done <"$TMP/tour"
+    [[ $tstatus -ne 0 && $ntbad -eq 0 ]] && bad "tour: tests/readme-tour.sh exited with status $tstatus"
 fi
 
 echo "$pass passed, $fail failed"
