@@ -12,8 +12,8 @@
 #   history    words that tell a story of the work instead of the product
 #              (the list is HISTORY below; case-insensitive).  This file is
 #              exempt: it must hold the list.
-#   outside    http(s) addresses and paths into ../shared, in every file;
-#              in the documents, every relative markdown link [text](path)
+#   outside    http(s) addresses and paths up into the shared folder beside
+#              the repository, in every file; in the documents, every relative markdown link [text](path)
 #              must name a tracked file (or a folder holding one) inside the
 #              repository, and its #anchor, when the target is a .md file
 #              (or the link is only #anchor), a heading of that file
@@ -60,7 +60,7 @@ HISTORY_RE = [re.compile(p, re.I) for p in HISTORY]
 # written in two parts so that this file does not match itself
 OUTSIDE_RE = [
     (re.compile("https?:" + "//", re.I), "an address outside the repository"),
-    (re.compile(r"\.\./" + "shared", re.I), "a path into ../shared"),
+    (re.compile(r"\.\./" + "shared", re.I), "a path into the shared folder beside the repository"),
 ]
 
 tracked = [f for f in open(sys.argv[1], "rb").read().decode().split("\0") if f]
