@@ -12,9 +12,10 @@
 #   history    words that tell a story of the work instead of the product
 #              (the list is HISTORY below; case-insensitive).  This file is
 #              exempt: it must hold the list.
-#   outside    http(s) addresses and paths up into the shared folder beside
-#              the repository, in every file; in the documents, every relative markdown link [text](path)
-#              must name a tracked file (or a folder holding one) inside the
+#   outside    http(s) addresses and paths up into the shared folder
+#              beside the repository, in every file; in the documents,
+#              every relative markdown link [text](path) must name a
+#              tracked file (or a folder holding one) inside the
 #              repository, and its #anchor, when the target is a .md file
 #              (or the link is only #anchor), a heading of that file
 #              (GitHub's slug: lowercase, spaces to '-', punctuation other
