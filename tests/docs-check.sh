@@ -23,7 +23,8 @@
 # Output: "FAIL docs FILE:LINE: what" for each finding, "PASS docs FILE" for
 # each file without one.  Exit status 0 when clean, 1 with findings, 2 when
 # the check cannot run.
-# Usage: tests/docs-check.sh [FILE...]   (default: every file above)
+# Usage: tests/docs-check.sh [FILE...]   (paths from the repository root;
+#        default: every file above)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
