@@ -1,5 +1,9 @@
-# tally — hand-written Makefile.  `make` builds bin/tally; `make test` and
-# `make demo` first install the Debian packages that are missing.
+# tally — hand-written Makefile.  `make` builds bin/tally and
+# bin/tally-switch; `make help` lists every target with what it does.
+# `make test`, `make demo` and the bench targets first install the Debian
+# packages that are missing (tools/setup.sh).
+#
+# A target's line ends in `## what it does`; `make help` prints those.
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -7,35 +11,80 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -
 CPPFLAGS += -Ivm -Ilang -Iir -Ijit -Iaudit -D_GNU_SOURCE
 LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
 
-VM_SRC   := $(wildcard vm/*.c)
-VM_OBJ   := $(VM_SRC:%.c=build/%.o)
-# the language front end (lang/): linked into every binary that has the VM
-LANG_SRC := $(wildcard lang/*.c)
-LANG_OBJ := $(LANG_SRC:%.c=build/%.o)
-# the JIT's IR (ir/): linked everywhere the VM is; reached through the VM's hooks
-IR_SRC   := $(wildcard ir/*.c)
-IR_OBJ   := $(IR_SRC:%.c=build/%.o)
-# the JIT (jit/): libgccjit back end, compile thread; wired up by the command
-JIT_SRC  := $(wildcard jit/*.c)
-JIT_OBJ  := $(JIT_SRC:%.c=build/%.o)
-# the performance auditor (audit/): statistics, sample buffers, analysis thread
-AUDIT_SRC := $(wildcard audit/*.c)
-AUDIT_OBJ := $(AUDIT_SRC:%.c=build/%.o)
-SW_OBJ   := $(filter-out build/vm/interp.o,$(VM_OBJ)) build/switch/interp.o
-UNIT_SRC := $(wildcard tests/unit/*.c)
-UNIT_OBJ := $(UNIT_SRC:%.c=build/%.o)
+# The tiers, in link order: vm/ (loader, verifier, interpreter, runtime),
+# lang/ (the language front end), ir/ (the JIT's IR, reached through the
+# VM's hooks), jit/ (libgccjit back end, compile thread), audit/ (the
+# performance auditor).  Every program that runs tally code links them all.
+CLI_SRC  := cli/main.c
+TIER_SRC := $(wildcard vm/*.c) $(wildcard lang/*.c) \
+            $(wildcard ir/*.c) $(wildcard jit/*.c) $(wildcard audit/*.c)
+TIER_OBJ := $(TIER_SRC:%.c=build/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=build/%.o)
+# the same tiers with switch dispatch instead of computed goto
+SWITCH_TIER_OBJ := $(patsubst build/vm/interp.o,build/switch/interp.o,$(TIER_OBJ))
+UNIT_OBJ := $(patsubst %.c,build/%.o,$(wildcard tests/unit/*.c))
 
-.PHONY: all setup test demo bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-audit-sampling clean
-all: bin/tally bin/tally-switch
+LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-bin/tally: build/cli/main.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
+.DEFAULT_GOAL := all
+.PHONY: help all setup test demo docs clean tsan-audit \
+        bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-audit-sampling bench-audit-ring
+
+help: ## list the targets with what each does (plain `make` builds all)
+	@awk -F':[^#]*## ' '/^[a-zA-Z0-9_.\/-]+:[^=#]*## / { printf "  make %-22s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
+
+all: bin/tally bin/tally-switch ## build the command and its switch-dispatch twin (the default)
+
+test: setup ## build everything the tests need and run tests/run.sh
+	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit
+	@bash tests/run.sh
+
+demo: setup ## build bin/tally and run two examples
+	@$(MAKE) --no-print-directory bin/tally
+	bin/tally run examples/fib.tl 32
+	bin/tally run examples/shapes.tl
+
+setup: ## install the missing Debian packages (tools/setup.sh)
+	@sh tools/setup.sh
+
+docs: bin/tally ## regenerate docs/tunables.md from the tunables' rows (tools/tunables-doc.sh)
+	bash tools/tunables-doc.sh bin/tally > docs/tunables.md.tmp && mv docs/tunables.md.tmp docs/tunables.md
+
+clean: ## remove build/ and bin/
+	rm -rf build bin
+
+# ---- programs ----------------------------------------------------------------
+
+bin/tally: $(CLI_OBJ) $(TIER_OBJ) ## the command: every tier
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(LINK)
 
-# The same VM with switch dispatch instead of computed goto.
-bin/tally-switch: build/cli/main.o $(SW_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
+bin/tally-switch: $(CLI_OBJ) $(SWITCH_TIER_OBJ) ## the command with switch dispatch (the tiers suite's reference)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(LINK)
+
+build/unit-tests: $(UNIT_OBJ) $(TIER_OBJ) ## the C unit tests (tests/unit/)
+	$(LINK)
+
+build/mutate: build/tests/fuzz/mutate.o $(TIER_OBJ) ## the module fuzz test: mutated .tlb files through loader, verifier, VM
+	$(LINK)
+
+build/srcfuzz: build/tests/fuzz/srcfuzz.o $(TIER_OBJ) ## the source fuzz test: mutated .tl files through compiler, verifier, VM
+	$(LINK)
+
+# The audit_ring unit tests with audit/ minus the parts that need the VM.
+TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
+                  audit/analysis.c audit/policy.c audit/report.c audit/samples.c audit/stats.c
+build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h ## the auditor's ring buffers and analysis thread under ThreadSanitizer
+	@mkdir -p build
+	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread
+
+tsan-audit: build/tsan-audit ## run the audit_ring tests under ThreadSanitizer
+	build/tsan-audit audit_ring
+
+build/audit-ring: bench/audit_ring.c audit/samples.c audit/audit.h ## the cost of one sample to the program thread (bench/audit_ring.c)
+	@mkdir -p build
+	$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -o $@ bench/audit_ring.c audit/samples.c -lpthread
 
 build/switch/interp.o: vm/interp.c
 	@mkdir -p $(dir $@)
@@ -45,90 +94,38 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/unit-tests: $(UNIT_OBJ) $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+# ---- benchmarks --------------------------------------------------------------
 
-build/mutate: build/tests/fuzz/mutate.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-
-# The source fuzz test: mutated .tl files through compiler, verifier, VM.
-build/srcfuzz: build/tests/fuzz/srcfuzz.o $(VM_OBJ) $(LANG_OBJ) $(IR_OBJ) $(JIT_OBJ) $(AUDIT_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
-
-# The auditor's ring buffers and analysis thread under ThreadSanitizer (the
-# audit_ring unit tests with audit/ minus the parts that need the VM).
-.PHONY: tsan-audit
-TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
-                  $(filter-out audit/config.c audit/clients.c audit/lifecycle.c audit/probe.c audit/queue.c,$(AUDIT_SRC))
-build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h
-	@mkdir -p build
-	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread
-
-tsan-audit: build/tsan-audit
-	build/tsan-audit audit_ring
-
-# The cost of one sample to the program thread, with the analysis thread's
-# drain on the other core (bench/audit_ring.c; figures in docs/results.md).
-build/audit-ring: bench/audit_ring.c audit/samples.c audit/audit.h
-	@mkdir -p build
-	$(CC) $(CPPFLAGS) -O2 -g -Wall -Wextra -o $@ bench/audit_ring.c audit/samples.c -lpthread
-
-.PHONY: bench-audit-ring
-bench-audit-ring: build/audit-ring
-	build/audit-ring 2000 -1
-	for w in 2000 6000 20000; do build/audit-ring $$w; done
-
-setup:
-	@sh tools/setup.sh
-
-test: setup
-	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit
-	@bash tests/run.sh
-
-demo: setup
+bench: setup ## the AWFY and CLBG suites, interpreter and JIT (bench/suite.sh)
 	@$(MAKE) --no-print-directory bin/tally
-	bin/tally run examples/fib.tl 32
-	bin/tally run examples/shapes.tl
+	@bash bench/suite.sh
 
-# The whole suite (bench/run.sh): the 14 Are-We-Fast-Yet benchmarks and the
-# CLBG kernels, interpreter and JIT, ratio table and bench/results.json;
-# bench-quick: test sizes in every tier, a correctness check (part of make test).
-bench: setup
+bench-quick: setup ## every benchmark at its test size in every tier: a correctness check
 	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/run.sh
+	@bash bench/suite.sh --quick
 
-bench-quick: setup
-	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/run.sh --quick
-
-bench-interp: setup
+bench-interp: setup ## interpreter micro benchmarks against Lua 5.4 (bench/micro/run.sh)
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/micro/run.sh
 
-bench-compile: setup
+bench-compile: setup ## compile speed of the front end (bench/compile/run.sh)
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/compile/run.sh
 
-# CLBG kernels against C twins; every JIT mode once `tally --help` lists --jit.
-bench-jit: setup
+bench-jit: setup ## CLBG kernels against their C twins, JIT off and on (bench/kernels/run.sh)
 	@$(MAKE) --no-print-directory bin/tally
-	@if bin/tally --help 2>&1 | grep -q -- --jit; then \
-		TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/run.sh; \
-	else TALLY_CONFIGS="" bash bench/kernels/run.sh; fi
+	@TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/run.sh
 
-# The auditor's dispatcher goal (bench/audit-overhead): the countdown test
-# against dispatchers without it, on the AWFY suite, with 95% intervals.
-bench-audit: setup
+bench-audit: setup ## what the auditor's dispatchers cost on AWFY (bench/audit-overhead)
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/audit-overhead
 
-# The auditor's sampling goal (bench/audit-sampling): by perf, the share of
-# the program thread's time in the timing machinery at the defaults.
-bench-audit-sampling: setup
+bench-audit-sampling: setup ## the program thread's time spent timing, by perf (bench/audit-sampling)
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/audit-sampling
 
-clean:
-	rm -rf build bin
+bench-audit-ring: build/audit-ring ## one sample's cost, the drain on the other core (build/audit-ring)
+	build/audit-ring 2000 -1
+	for w in 2000 6000 20000; do build/audit-ring $$w; done
 
 -include $(wildcard build/*/*.d build/*/*/*.d build/*/*/*/*.d)

@@ -622,9 +622,9 @@ else
 fi
 
 # bench/audit-eval's parsing and counting, on hand-written stats files
-# (tests/audit-eval/README.md says what each method's runs should count as)
-bash bench/audit-eval --from=tests/audit-eval >"$D/eval.out" 2>&1
-if diff -u tests/audit-eval/expected.txt "$D/eval.out" >"$D/eval.diff"; then
+# (tests/fixtures/audit-eval/README.md says what each method's runs should count as)
+bash bench/audit-eval --from=tests/fixtures/audit-eval >"$D/eval.out" 2>&1
+if diff -u tests/fixtures/audit-eval/expected.txt "$D/eval.out" >"$D/eval.diff"; then
     echo "PASS audit-eval-from"
 else
     echo "FAIL audit-eval-from: $(head -c 400 "$D/eval.diff")"
@@ -648,23 +648,23 @@ check audit-eval-runs-bad 2 "runs must be a number" -- bash bench/audit-eval --r
 # H.few's one oracle estimate (180 samples a variant) is the truth only
 # when --oracle-min lets it be
 check audit-eval-oracle-min 0 "true difference >= 5%: 11 bakeoffs, 8 decided (73%), 5 correct (45%), 2 no-difference keeping the true best; 1 still queued at exit (decided of those that started: 80%); 1 run without a bakeoff of the method (decided of all the runs: 67%)" -- \
-    bash bench/audit-eval --from=tests/audit-eval --oracle-min=100
+    bash bench/audit-eval --from=tests/fixtures/audit-eval --oracle-min=100
 # --truth=pooled: L.near's two oracle runs (-5.5% narrow, -3.8% wide)
 # pool to -4.7% [-6.8%, -2.6%], not >= 5% (by hand: DerSimonian-Laird)
 check audit-eval-truth-pooled 0 "L.near                       -4.7% [-6.8%, -2.6%]           -                  inline4x      3       2     0        0       1       0     0" -- \
-    bash bench/audit-eval --from=tests/audit-eval --truth=pooled
-check audit-eval-truth-pooled-count 0 "true difference >= 5%: 6 bakeoffs, 4 decided (67%)" -- bash bench/audit-eval --from=tests/audit-eval --truth=pooled
+    bash bench/audit-eval --from=tests/fixtures/audit-eval --truth=pooled
+check audit-eval-truth-pooled-count 0 "true difference >= 5%: 6 bakeoffs, 4 decided (67%)" -- bash bench/audit-eval --from=tests/fixtures/audit-eval --truth=pooled
 check audit-eval-truth-bad 2 "truth must be narrowest or pooled" -- bash bench/audit-eval --truth=median Fake
 check audit-eval-oracle-min-bad 2 "oracle-min must be a positive number" -- bash bench/audit-eval --oracle-min=x Fake
-# --verify's judging: tests/audit-eval/custom's verify runs (README.md)
+# --verify's judging: tests/fixtures/audit-eval/custom's verify runs (README.md)
 check audit-eval-verify 0 "verify custom: 4 winners: 1 correct, 1 wrong, 1 where the interval after includes 0, 1 unjudged" -- \
-    bash bench/audit-eval --from=tests/audit-eval
+    bash bench/audit-eval --from=tests/fixtures/audit-eval
 check audit-eval-verify-nodiff 0 "verify custom: 2 no-difference: 1 correct, 1 wrong, 0 where it straddles -1%, 0 unjudged" -- \
-    bash bench/audit-eval --from=tests/audit-eval
+    bash bench/audit-eval --from=tests/fixtures/audit-eval
 # bench/audit-overhead's reading of runs and its statistics, on
-# hand-written harness outputs (tests/audit-overhead/README.md)
-bash bench/audit-overhead --from=tests/audit-overhead >"$D/ovh.out" 2>&1
-if diff -u tests/audit-overhead/expected.txt "$D/ovh.out" >"$D/ovh.diff"; then
+# hand-written harness outputs (tests/fixtures/audit-overhead/README.md)
+bash bench/audit-overhead --from=tests/fixtures/audit-overhead >"$D/ovh.out" 2>&1
+if diff -u tests/fixtures/audit-overhead/expected.txt "$D/ovh.out" >"$D/ovh.diff"; then
     echo "PASS audit-overhead-from"
 else
     echo "FAIL audit-overhead-from: $(head -c 400 "$D/ovh.diff")"
@@ -702,11 +702,11 @@ else
     echo "FAIL audit-overhead-failed-run: status $st: $(tail -4 "$D/ovh.out")"
 fi
 # bench/audit-sampling's shares, on hand-written per-symbol counts
-# (tests/audit-sampling/README.md); a failed run makes the status 1
-bash bench/audit-sampling --from=tests/audit-sampling >"$D/smp.out" 2>"$D/smp.err"
+# (tests/fixtures/audit-sampling/README.md); a failed run makes the status 1
+bash bench/audit-sampling --from=tests/fixtures/audit-sampling >"$D/smp.out" 2>"$D/smp.err"
 st=$?
-if [[ $st == 1 ]] && diff -u tests/audit-sampling/expected.txt "$D/smp.out" >"$D/smp.diff" &&
-    grep -q 'failed run (no samples): tests/audit-sampling/aa/X.1.syms' "$D/smp.err"; then
+if [[ $st == 1 ]] && diff -u tests/fixtures/audit-sampling/expected.txt "$D/smp.out" >"$D/smp.diff" &&
+    grep -q 'failed run (no samples): tests/fixtures/audit-sampling/aa/X.1.syms' "$D/smp.err"; then
     echo "PASS audit-sampling-from"
 else
     echo "FAIL audit-sampling-from: status $st: $(head -c 400 "$D/smp.diff") $(head -2 "$D/smp.err")"

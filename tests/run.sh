@@ -18,10 +18,15 @@
 #             exit 0, 1 or 2, never a signal
 #   srcfuzz   ≥10,000 mutated .tl sources: the compiler never crashes, and
 #             what it accepts always verifies
-#   bench     bench/run.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
+#   bench     bench/suite.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
 #             kernel at its test size verifies its result with the JIT off,
 #             on and eager (kernels: output equal to the C twin's); all 14
 #             AWFY files must exist (BENCH_REQUIRE_ALL=1)
+#   docs      tests/docs-check.sh: documents and code comments speak of the
+#             product, not its history, and no link leaves the repository
+#             (a pass per clean file, a failure per finding)
+#   tour      tests/readme-tour.sh: every command of README.md's tour runs
+#             in a fresh clone with the built binaries (a pass per command)
 # Usage: tests/run.sh [suite...]   (default: all)
 set -u
 cd "$(dirname "$0")/.."
@@ -270,7 +275,7 @@ SUITE=roundtrip
 if want "${SUITES[@]}"; then
     echo "== roundtrip"
     mkdir -p "$TMP/rt"
-    for f in tests/vm/*.tla tests/format/*.tla bench/micro/*.tla examples/*.tla; do
+    for f in tests/vm/*.tla tests/fixtures/format/*.tla bench/micro/*.tla examples/*.tla; do
         [[ -f $f ]] || continue
         n="$TMP/rt/$(basename "$f" .tla)"
         if ! bin/tally asm "$f" -o "$n.a.tlb" 2>"$TMP/err"; then
@@ -309,7 +314,7 @@ SUITE=mutate
 if want "${SUITES[@]}"; then
     echo "== mutate"
     mkdir -p "$TMP/seeds"
-    for f in tests/vm/*.tla tests/format/*.tla; do
+    for f in tests/vm/*.tla tests/fixtures/format/*.tla; do
         [[ -f $f ]] || continue
         [[ $(directive "$f" expect-exit) == 2 ]] && continue
         grep -q 'gc.max_heap' "$f" && continue  # needs its flags to stay small
@@ -350,9 +355,9 @@ fi
 
 SUITE=bench
 if want "${SUITES[@]}"; then
-    echo "== bench (bench/run.sh --quick: test sizes, every tier)"
+    echo "== bench (bench/suite.sh --quick: test sizes, every tier)"
     # one PASS/FAIL line per program × tier; anything else is information
-    BENCH_REQUIRE_ALL=1 bash bench/run.sh --quick >"$TMP/bench" 2>&1
+    BENCH_REQUIRE_ALL=1 bash bench/suite.sh --quick >"$TMP/bench" 2>&1
     bstatus=$?
     nbad=0
     while IFS= read -r line; do
@@ -363,7 +368,39 @@ if want "${SUITES[@]}"; then
         esac
     done <"$TMP/bench"
     # a setup error (status 2) prints no FAIL line, and must not pass
-    [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/run.sh --quick exited with status $bstatus"
+    [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/suite.sh --quick exited with status $bstatus"
+fi
+
+SUITE=docs
+if want "${SUITES[@]}"; then
+    echo "== docs (tests/docs-check.sh)"
+    bash tests/docs-check.sh >"$TMP/docs" 2>&1
+    dstatus=$?
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done <"$TMP/docs"
+    # status 2: the check could not run (it prints no FAIL line)
+    [[ $dstatus -eq 2 ]] && bad "docs: tests/docs-check.sh could not run"
+fi
+
+SUITE=tour
+if want "${SUITES[@]}"; then
+    echo "== tour (tests/readme-tour.sh: README.md's tour in a fresh clone)"
+    bash tests/readme-tour.sh >"$TMP/tour" 2>&1
+    tstatus=$?
+    ntbad=0
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }"; ntbad=$((ntbad + 1)) ;;
+            *) echo "$line" ;;
+        esac
+    done <"$TMP/tour"
+    [[ $tstatus -ne 0 && $ntbad -eq 0 ]] && bad "tour: tests/readme-tour.sh exited with status $tstatus"
 fi
 
 echo "$pass passed, $fail failed"

@@ -28,7 +28,7 @@
 #   (default: every kernel, at its benchmark size; KERNEL=SIZE overrides it)
 #        bench/kernels/run.sh --list    the table: "NAME TEST-SIZE BENCH-SIZE" lines
 #        bench/kernels/run.sh --build   only compile the C twins (build/kernels/NAME)
-#   (bench/run.sh, the whole suite's harness, uses these two)
+#   (bench/suite.sh, the whole suite's harness, uses these two)
 # Environment:
 #   RUNS          runs per configuration (default 5; 1 in quick mode)
 #   TALLY_CONFIGS the tally configurations: whitespace-separated, each word

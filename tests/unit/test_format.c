@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every declaration kind; it also runs (see tests/format/sample.tla). */
+/* Every declaration kind; it also runs (see tests/fixtures/format/sample.tla). */
 static const char sample[] =
     "module \"sample\"\n"
     "source \"sample.tl\"\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh — the benchmark suite's harness (`make bench`, `make
+# bench/suite.sh — the benchmark suite's harness (`make bench`, `make
 # bench-quick`): the 14 Are-We-Fast-Yet benchmarks (bench/awfy/) and the six
 # CLBG kernels with C twins (bench/kernels/), in every tally configuration.
 #
@@ -41,7 +41,7 @@
 # Needs only bash, awk, coreutils, /usr/bin/time (package `time`) and gcc
 # (for the twins): no python, so it runs on a fresh Debian 12.
 #
-# Usage: bench/run.sh [--quick] [NAME[=SIZE]...]
+# Usage: bench/suite.sh [--quick] [NAME[=SIZE]...]
 #   NAME: an AWFY benchmark or kernel (default: all); SIZE overrides the
 #   table: OUTER:INNER for an AWFY benchmark (any bench/awfy/NAME.tl, in the
 #   table or not), the size argument for a kernel.
@@ -110,7 +110,7 @@ usage() {
 }
 
 die() {
-    echo "bench/run.sh: $*" >&2
+    echo "bench/suite.sh: $*" >&2
     exit 2
 }
 
@@ -518,7 +518,7 @@ for ((p = 0; p < nprog; p++)); do
     total=$((total + runs * ncfg))
     [[ ${prog_kind[p]} == kernel ]] && total=$((total + runs))
 done
-((nprog)) || echo "bench/run.sh: no benchmark to run" >&2
+((nprog)) || echo "bench/suite.sh: no benchmark to run" >&2
 done_runs=0
 for ((r = 1; r <= runs; r++)); do
     for ((p = 0; p < nprog; p++)); do
