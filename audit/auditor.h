@@ -27,7 +27,7 @@ typedef struct AuDispatch {
     int32_t warmup;            /* a burst's first calls not estimated */
 } AuDispatch;
 
-typedef struct Bake {
+typedef struct AuBakeoff {
     AuBakeoffRecord rec;
     VmMethod *m;
     AuClient client;
@@ -35,8 +35,8 @@ typedef struct Bake {
     int slot;              /* policy slot while compiling or sampling, −1 */
     AuDispatch *d;         /* once compiled */
     VmEntry prev;          /* the code the dispatcher replaced */
-    double turn_start;     /* since(): the current turn's dispatcher installed */
-    double last_ran;       /* since(): its last turn ended; 0 = never ran */
+    double turn_start;     /* au_since(): the current turn's dispatcher installed */
+    double last_ran;       /* au_since(): its last turn ended; 0 = never ran */
     double sampled;        /* seconds of the turns before the current one */
     int extra;             /* turns the current one was extended by (audit.extend) */
     double foreseen;       /* when paused: sampling seconds to its decision (au_stats_to_decide) */
@@ -46,22 +46,22 @@ typedef struct Bake {
     bool jit_queued;       /* sampling or paused: a method its variants call is queued or compiling
                             * in the JIT (mark_jit_queued, research.wait_jit): its samples until that
                             * install go at the restart; rotate(), yields(), before() */
-} Bake;
+} AuBakeoff;
 
 enum {
-    IDLE_ROUNDS = 100,      /* analysis intervals without a sample before drop_idle gives up */
-    PROBE_MIN = 64,         /* timed calls a probe needs for a verdict */
-    RARE_MARGIN = 2,        /* probed_useless: futile even at this many times the rate */
+    AU_IDLE_ROUNDS = 100,   /* analysis intervals without a sample before drop_idle gives up */
+    AU_PROBE_MIN = 64,      /* timed calls a probe needs for a verdict */
+    AU_RARE_MARGIN = 2,     /* probed_useless: futile even at this many times the rate */
 };
 
-typedef struct MethodState {
+typedef struct AuMethodState {
     bool excluded;         /* not in audit.methods: never audited */
     bool seen;             /* compiled code seen; calls count from base */
     bool busy;             /* one of its bakeoffs compiles or samples */
     uint64_t base;
     uint32_t asked;        /* clients whose bakeoff was queued, a bit each */
     uint64_t mark;         /* calls at mark_t */
-    double mark_t;         /* since(): when rate was last measured */
+    double mark_t;         /* au_since(): when rate was last measured */
     double rate;           /* calls a second through its entry, over the last RATE_PERIOD */
     bool rated;            /* rate is from a whole RATE_PERIOD */
     uint64_t last;         /* calls at the last scan */
@@ -72,7 +72,7 @@ typedef struct MethodState {
     uint32_t probe_samples;
     double probe_rate;     /* calls a second through the entry while it stood */
     bool rate_known;       /* probe_rate is from a whole window (see probe) */
-} MethodState;
+} AuMethodState;
 
 struct AuAuditor {
     Vm *vm;
@@ -93,17 +93,17 @@ struct AuAuditor {
     pthread_cond_t wake;
     /* guarded by mu */
     bool stopping;
-    Bake **bakes;          /* every record, bakes[id − 1] */
+    AuBakeoff **bakes;     /* every record, bakes[id − 1] */
     size_t nbakes, capbakes;
     size_t first_waiting;  /* no QUEUED or PAUSED record before this index */
-    MethodState *ms;       /* per method index */
+    AuMethodState *ms;     /* per method index */
     uint32_t nmethods;
     int running;           /* compiling or sampling in a slot (ahead ones not counted) */
     uint32_t slots;        /* a bit per policy slot in use, reserved ahead included */
-    Bake *ahead;           /* the one record compiling or READY ahead of a slot, or NULL */
+    AuBakeoff *ahead;      /* the one record compiling or READY ahead of a slot, or NULL */
 };
 
-static inline double since(const AuAuditor *au)
+static inline double au_since(const AuAuditor *au)
 {
     double t = au_now() - au->t0;
     return t > 1e-9 ? t : 1e-9;   /* 0 means "not yet" in a record */
@@ -112,24 +112,24 @@ static inline double since(const AuAuditor *au)
 /* ---- queue.c: which waiting record starts next, in which slot --------- */
 
 /* QUEUED, READY or PAUSED. */
-bool queue_waiting(const Bake *c);
+bool au_queue_waiting(const AuBakeoff *c);
 /* c's method is, lately, called too rarely for a turn to get samples. */
-bool queue_idle(const AuAuditor *au, const Bake *c);
+bool au_queue_idle(const AuAuditor *au, const AuBakeoff *c);
 /* The longest a turn can last, audit.extend's extra turns included (s). */
-double queue_longest_turn(const AuAuditor *au);
+double au_queue_longest_turn(const AuAuditor *au);
 /* Turns c has had that got timed calls. */
-int queue_turns_had(const Bake *c);
+int au_queue_turns_had(const AuBakeoff *c);
 /* The waiting record to start next, given that `freed` (or NULL) gives
  * up its slot and method; NULL when none. */
-Bake *queue_next(AuAuditor *au, const Bake *freed);
+AuBakeoff *au_queue_next(AuAuditor *au, const AuBakeoff *freed);
 /* The policy slot a record never compiled gets, −1 when none. */
-int queue_free_slot(const AuAuditor *au);
+int au_queue_free_slot(const AuAuditor *au);
 /* b holds policy slot `slot` and its method (QUEUED: COMPILING now). */
-void queue_claim(AuAuditor *au, Bake *b, int slot);
+void au_queue_claim(AuAuditor *au, AuBakeoff *b, int slot);
 /* The next record, given a slot (claimed; running counted); NULL when
  * none or no room. */
-Bake *queue_take(AuAuditor *au);
+AuBakeoff *au_queue_take(AuAuditor *au);
 /* b, READY ahead, passed over: its slot back, no longer ahead. */
-void queue_unreserve(AuAuditor *au, Bake *b);
+void au_queue_unreserve(AuAuditor *au, AuBakeoff *b);
 
 #endif

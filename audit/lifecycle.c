@@ -19,7 +19,7 @@
  *   start    at most audit.concurrent bakeoffs compile or sample at once;
  *            of the waiting ones whose method is not busy (one bakeoff
  *            per method at a time), those whose method is called now
- *            before the idle ones (queue_idle()), those not deferred before
+ *            before the idle ones (au_queue_idle()), those not deferred before
  *            the deferred ones (defer()), then the one with the fewest
  *            turns starts next (never run: one READY first, then the most
  *            called through its entry lately; paused: the one foreseeing
@@ -155,10 +155,10 @@ _Static_assert(AU_MAX_COPIES == JIT_MAX_COPIES, "the JIT lays out every copy (au
 /* Seconds over which scan measures a method's call rate. */
 #define RATE_PERIOD 0.5
 
-static void event(AuAuditor *au, Bake *b, AuEvent ev)
+static void event(AuAuditor *au, AuBakeoff *b, AuEvent ev)
 {
     if (au->log)
-        au_log_event(au->log, since(au), &b->rec, ev);
+        au_log_event(au->log, au_since(au), &b->rec, ev);
 }
 
 /* ---- the slow path (program thread) ---------------------------------------- */
@@ -217,7 +217,7 @@ static bool auditable(const AuAuditor *au, const VmMethod *m)
 /* audit.methods: the methods of mod named in list (comma separated),
  * each made not excluded in ms when ms is given.  A name the program
  * lacks is an error: a misspelt one would silently audit nothing. */
-static bool name_methods(const VmModule *mod, const char *list, MethodState *ms, VmError *err)
+static bool name_methods(const VmModule *mod, const char *list, AuMethodState *ms, VmError *err)
 {
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
@@ -259,13 +259,13 @@ static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
 {
     if (au->nbakes == au->capbakes) {
         size_t cap = au->capbakes ? 2 * au->capbakes : 64;
-        Bake **v = realloc(au->bakes, cap * sizeof *v);
+        AuBakeoff **v = realloc(au->bakes, cap * sizeof *v);
         if (!v)
             return;   /* no memory: this bakeoff never happens */
         au->bakes = v;
         au->capbakes = cap;
     }
-    Bake *b = calloc(1, sizeof *b);
+    AuBakeoff *b = calloc(1, sizeof *b);
     if (!b)
         return;
     b->m = m;
@@ -285,19 +285,19 @@ static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
     r->installed = -1;
     r->oracle = au->cfg.oracle;
     r->copies = au->cfg.copies > 1 ? au->cfg.copies : 1;
-    r->t_queued = since(au);
+    r->t_queued = au_since(au);
     au->bakes[au->nbakes++] = b;
     event(au, b, AU_EV_QUEUED);
 }
 
 /* Under mu: compiled methods that got hot get their clients' records;
- * every method's call rate is measured (the queue's order, queue_next). */
+ * every method's call rate is measured (the queue's order, au_queue_next). */
 static void scan(AuAuditor *au)
 {
     VmModule *mod = au->vm->module;
-    double now = since(au);
+    double now = au_since(au);
     for (uint32_t i = 0; i < au->nmethods; i++) {
-        MethodState *s = &au->ms[i];
+        AuMethodState *s = &au->ms[i];
         VmMethod *m = &mod->methods[i];
         if (!auditable(au, m) || (!s->seen && __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry))
             continue;
@@ -344,9 +344,9 @@ static uint64_t received(const AuBakeoffRecord *r)
  * record. */
 static void refresh(AuAuditor *au)
 {
-    double now = since(au);
+    double now = au_since(au);
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
+        AuBakeoff *b = au->bakes[i];
         if ((b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) && b->aid)
             au_analysis_result(au->an, b->aid, &b->rec.result);
         if (b->rec.phase == AU_PHASE_SAMPLING)
@@ -356,9 +356,9 @@ static void refresh(AuAuditor *au)
 
 /* Under mu: b's current turn is over (paused, decided, failed or the
  * program ended): its sampling time adds up. */
-static void end_turn(AuAuditor *au, Bake *b)
+static void end_turn(AuAuditor *au, AuBakeoff *b)
 {
-    double now = since(au);
+    double now = au_since(au);
     b->sampled += now - b->turn_start;
     b->rec.sampled = b->sampled;
     b->last_ran = now;
@@ -370,16 +370,16 @@ static void end_turn(AuAuditor *au, Bake *b)
  * the turn would end undecided or be cut (rotate()), and the bakeoff
  * wait seconds for its next.  Callees install once each, so a turn begins again at most
  * once a callee. */
-static void turn_again(AuAuditor *au, Bake *b)
+static void turn_again(AuAuditor *au, AuBakeoff *b)
 {
-    double now = since(au);
+    double now = au_since(au);
     b->sampled += now - b->turn_start;
     b->turn_start = now;
     b->extra = 0;
 }
 
 /* Under mu: b no longer compiles or samples. */
-static void release(AuAuditor *au, Bake *b)
+static void release(AuAuditor *au, AuBakeoff *b)
 {
     if (b->slot >= 0) {
         au->slots &= ~(1u << b->slot);
@@ -394,11 +394,11 @@ static void release(AuAuditor *au, Bake *b)
     pthread_cond_broadcast(&au->wake);
 }
 
-static void fail(AuAuditor *au, Bake *b, const char *why)
+static void fail(AuAuditor *au, AuBakeoff *b, const char *why)
 {
     b->rec.phase = AU_PHASE_FAILED;
     snprintf(b->rec.failure, sizeof b->rec.failure, "%s", why && *why ? why : "unknown error");
-    b->rec.t_decided = since(au);
+    b->rec.t_decided = au_since(au);
     release(au, b);
     event(au, b, AU_EV_FAILED);
 }
@@ -458,7 +458,7 @@ static bool is_stopping(AuAuditor *au)
  * reading (cycles, rate) goes into s; a method is probed once, its other
  * clients' bakeoffs reuse the reading.  Mu not held; b's method is busy,
  * so no dispatcher comes or goes meanwhile. */
-static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
+static void probe(AuAuditor *au, AuBakeoff *b, AuMethodState *s, int64_t want)
 {
     AuProbe *p = calloc(1, sizeof *p);
     if (!p || !au_probe_install(p, b->m)) {
@@ -473,7 +473,7 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
         t = au_now() - t0;
         if (au_probe_count(p) >= (uint64_t)want || t >= PROBE_RARE_WAIT || is_stopping(au))
             break;
-        if (t >= PROBE_WAIT && !au_rate_futile(&au->cfg, au_probe_calls(p) / t, b->rec.nvariants, RARE_MARGIN, NULL))
+        if (t >= PROBE_WAIT && !au_rate_futile(&au->cfg, au_probe_calls(p) / t, b->rec.nvariants, AU_RARE_MARGIN, NULL))
             break;
     }
     bool stood = au_probe_remove(p, b->m);
@@ -483,7 +483,7 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
      * the program, nor by new code that pushed the probe out */
     s->rate_known = stood && t >= PROBE_WAIT && !is_stopping(au);
     uint32_t n = au_probe_count(p);
-    if (n >= PROBE_MIN || n >= (uint64_t)want) {
+    if (n >= AU_PROBE_MIN || n >= (uint64_t)want) {
         s->probe_samples = n;
         s->probe_cycles = au_probe_mean(p, n, (double)au->cfg.trim_drop / au->cfg.trim_window);
     }
@@ -498,18 +498,18 @@ static void probe(AuAuditor *au, Bake *b, MethodState *s, int64_t want)
  *   its compiles (0.1-0.3 s of this thread each; in some programs most
  *   hot methods are such) and 1,000 samples a variant.  The installed code stands for the default variant: the
  *   clients' variant 0 is the JIT's own options.
- * - rarely called: the calls through its entry, at RARE_MARGIN times
+ * - rarely called: the calls through its entry, at AU_RARE_MARGIN times
  *   their rate, would end it as futile by rate (au_rate_futile).  It
  *   would compile, hold the slot for 0.3-0.9 s (stats.c: too_slow) and
  *   end as a timeout without samples; that time goes to the paused
  *   bakeoffs' next turns.  The probe counts every call through the
  *   entry, nested ones too: what a dispatcher would see. */
-static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t size)
+static bool probed_useless(AuAuditor *au, AuBakeoff *b, bool wait, char *why, size_t size)
 {
     int64_t want = au->cfg.probe;
     if (!wait || want <= 0 || au->cfg.sample_every <= 0)
         return false;
-    MethodState *s = &au->ms[b->m->index];
+    AuMethodState *s = &au->ms[b->m->index];
     if (!s->probe)
         probe(au, b, s, want);
     pthread_mutex_lock(&au->mu);   /* records are read under mu (au_bakeoffs_snapshot) */
@@ -518,11 +518,11 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
     b->rec.probe_rate = s->probe_rate;
     pthread_mutex_unlock(&au->mu);
     double kept = 0;
-    if (s->rate_known && au_rate_futile(&au->cfg, s->probe_rate, b->rec.nvariants, RARE_MARGIN, &kept)) {
+    if (s->rate_known && au_rate_futile(&au->cfg, s->probe_rate, b->rec.nvariants, AU_RARE_MARGIN, &kept)) {
         snprintf(why, size,
                  "not called through its entry often enough: %.0f calls/s (probe), at %dx that %.0f samples "
                  "a variant in the time budget; not compiled",
-                 s->probe_rate, RARE_MARGIN, kept);
+                 s->probe_rate, AU_RARE_MARGIN, kept);
         return true;
     }
     double limit = PROBE_SCALE * au->cfg.min_cycles;
@@ -546,7 +546,7 @@ static bool probed_useless(AuAuditor *au, Bake *b, bool wait, char *why, size_t 
  * (before()); it starts when they have, or when nothing else can.  True
  * when b was put back (QUEUED again, its slot and method released);
  * nothing was compiled.  Mu not held. */
-static bool defer(AuAuditor *au, Bake *b)
+static bool defer(AuAuditor *au, AuBakeoff *b)
 {
     if (!au->cfg.defer || !(au->cfg.min_cycles > 0) || !(b->rec.probe_cycles > 0) ||
         b->rec.probe_cycles >= au->cfg.min_cycles || b->rec.deferred)
@@ -555,10 +555,10 @@ static bool defer(AuAuditor *au, Bake *b)
     size_t at = au->nbakes;
     bool others = false;   /* a waiting record that would go before b */
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *c = au->bakes[i];
+        AuBakeoff *c = au->bakes[i];
         if (c == b)
             at = i;
-        else if (i >= au->first_waiting && queue_waiting(c) && !c->rec.deferred)
+        else if (i >= au->first_waiting && au_queue_waiting(c) && !c->rec.deferred)
             others = true;
     }
     bool put_back = others && !au->stopping;
@@ -578,7 +578,7 @@ static bool defer(AuAuditor *au, Bake *b)
 /* Under mu: a new analysis for b, compiled for policy slot `slot`, its
  * id where b's timed code reports it; false (b FAILED) when the analysis
  * has no room. */
-static bool begin_analysis(AuAuditor *au, Bake *b, int slot)
+static bool begin_analysis(AuAuditor *au, AuBakeoff *b, int slot)
 {
     uint32_t aid = au_analysis_begin(au->an, b->rec.nvariants, slot, au_now());
     if (!aid) {
@@ -591,10 +591,10 @@ static bool begin_analysis(AuAuditor *au, Bake *b, int slot)
     return true;
 }
 
-/* b's next turn (queue_take gave it its slot back): the same dispatcher
+/* b's next turn (au_queue_take gave it its slot back): the same dispatcher
  * in place of the code it replaced, the analysis's clock running.  Mu not
  * held. */
-static void resume(AuAuditor *au, Bake *b)
+static void resume(AuAuditor *au, AuBakeoff *b)
 {
     pthread_mutex_lock(&au->mu);
     VmEntry expect = b->prev;
@@ -612,7 +612,7 @@ static void resume(AuAuditor *au, Bake *b)
     } else {
         b->rec.phase = AU_PHASE_SAMPLING;
         b->rec.turns++;
-        b->turn_start = since(au);
+        b->turn_start = au_since(au);
         b->extra = 0;
         event(au, b, AU_EV_RESUMED);
     }
@@ -641,7 +641,7 @@ static bool alike(const JitBakeoffRequest *rq)
  * compiled alone or, found the same only after every variant compiled,
  * compiled again (jit/variants.c: direct self-calls cost a compare and
  * branch each). */
-static void end_same(AuAuditor *au, Bake *b, bool alone)
+static void end_same(AuAuditor *au, AuBakeoff *b, bool alone)
 {
     VmEntry found = __atomic_load_n(&b->m->entry, __ATOMIC_ACQUIRE);
     if (found == vm_interp_entry ||
@@ -656,7 +656,7 @@ static void end_same(AuAuditor *au, Bake *b, bool alone)
     b->rec.same_ir = alone;
     b->rec.installed = 0;
     b->rec.phase = AU_PHASE_DONE;
-    b->rec.t_decided = since(au);
+    b->rec.t_decided = au_since(au);
     release(au, b);
     event(au, b, AU_EV_DECIDED);
 }
@@ -665,7 +665,7 @@ static void end_same(AuAuditor *au, Bake *b, bool alone)
  * with b->d set, or b FAILED (nothing compiled when a probe or the cost
  * bound shows it useless) or DONE (its variants the same code:
  * end_same).  wait: on the bakeoff thread, which may probe. */
-static bool prepare(AuAuditor *au, Bake *b, bool wait)
+static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
 {
     const AuBakeoffRecord *r = &b->rec;   /* its variants do not change any more */
     AuDispatch *d = calloc(1, sizeof *d);
@@ -740,7 +740,7 @@ static bool prepare(AuAuditor *au, Bake *b, bool wait)
 
 /* Under mu: b, compiled, in its slot: its dispatcher replaces the code
  * found, and the analysis's clock starts. */
-static void install(AuAuditor *au, Bake *b)
+static void install(AuAuditor *au, AuBakeoff *b)
 {
     AuDispatch *d = b->d;
     /* under mu, so that a decision cannot arrive before b->aid is set */
@@ -759,14 +759,14 @@ static void install(AuAuditor *au, Bake *b)
     }
     b->prev = found;
     b->rec.phase = AU_PHASE_SAMPLING;
-    b->rec.t_sampling = b->turn_start = since(au);
+    b->rec.t_sampling = b->turn_start = au_since(au);
     b->rec.turns = 1;
     event(au, b, AU_EV_SAMPLING);
 }
 
-/* b, given a slot by queue_take: compiled (unless READY) and installed; a
+/* b, given a slot by au_queue_take: compiled (unless READY) and installed; a
  * paused b resumes instead.  Mu not held.  wait: as for prepare. */
-static void start(AuAuditor *au, Bake *b, bool wait)
+static void start(AuAuditor *au, AuBakeoff *b, bool wait)
 {
     if (b->rec.phase == AU_PHASE_PAUSED) {
         resume(au, b);
@@ -783,7 +783,7 @@ static void start(AuAuditor *au, Bake *b, bool wait)
 /* Under mu: b, sampling, got no timed call at all: its method is not
  * called through its entry (its callers inlined it, or the phase that
  * called it is over).  Ends FAILED with the old code back. */
-static void fail_idle(AuAuditor *au, Bake *b)
+static void fail_idle(AuAuditor *au, AuBakeoff *b)
 {
     b->aid = 0;
     __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
@@ -796,7 +796,7 @@ static void fail_idle(AuAuditor *au, Bake *b)
 
 /* Under mu: b, sampling, au->bakes[i], gives up its slot: the old code
  * back, PAUSED, waiting again (event ev). */
-static void to_paused(AuAuditor *au, Bake *b, size_t i, AuEvent ev)
+static void to_paused(AuAuditor *au, AuBakeoff *b, size_t i, AuEvent ev)
 {
     __atomic_store_n(&b->m->entry, b->prev, __ATOMIC_RELEASE);
     end_turn(au, b);
@@ -809,7 +809,7 @@ static void to_paused(AuAuditor *au, Bake *b, size_t i, AuEvent ev)
 
 /* Under mu: b, sampling, got no timed call in its turn (futility's
  * verdict, analysis.c, 0.3 s in; the analysis has dropped it): with
- * turns (audit.quantum_ms), and less than IDLE_ROUNDS intervals sampled
+ * turns (audit.quantum_ms), and less than AU_IDLE_ROUNDS intervals sampled
  * so far, turns summed, it is PAUSED instead of failed: the old code
  * back, out of the queue (startable()) until its method is called
  * again; its next turn begins a fresh analysis (resume), as this one
@@ -817,11 +817,11 @@ static void to_paused(AuAuditor *au, Bake *b, size_t i, AuEvent ev)
  * 0.8 s), and a method called only in one phase gets no call in a turn
  * that begins as its phase ends.  drop_idle fails one that stays idle
  * past the IDLE_ROUNDS intervals.  False: b is left to fail_idle. */
-static bool pause_idle(AuAuditor *au, Bake *b)
+static bool pause_idle(AuAuditor *au, AuBakeoff *b)
 {
-    double sampled = b->sampled + (since(au) - b->turn_start);
+    double sampled = b->sampled + (au_since(au) - b->turn_start);
     if (!(au->cfg.quantum > 0) || au->stopping || au->cfg.sample_every <= 0 ||
-        sampled >= IDLE_ROUNDS * au->cfg.interval)
+        sampled >= AU_IDLE_ROUNDS * au->cfg.interval)
         return false;
     b->aid = 0;
     b->foreseen = b->rec.result.to_decide = INFINITY;
@@ -840,7 +840,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     (void)elapsed;
     AuAuditor *au = ctx;
     pthread_mutex_lock(&au->mu);
-    Bake *b = NULL;
+    AuBakeoff *b = NULL;
     for (size_t i = 0; i < au->nbakes && !b; i++)
         if (au->bakes[i]->aid == aid && au->bakes[i]->rec.phase == AU_PHASE_SAMPLING)
             b = au->bakes[i];
@@ -883,7 +883,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         b->rec.result = *res;
         b->rec.installed = k;
         b->rec.phase = AU_PHASE_DONE;
-        b->rec.t_decided = since(au);
+        b->rec.t_decided = au_since(au);
         end_turn(au, b);
         release(au, b);
         event(au, b, AU_EV_DECIDED);
@@ -891,7 +891,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
     pthread_mutex_unlock(&au->mu);
 }
 
-/* Under mu: bakeoffs whose dispatcher got no timed call in IDLE_ROUNDS
+/* Under mu: bakeoffs whose dispatcher got no timed call in AU_IDLE_ROUNDS
  * analysis intervals of sampling (turns summed: a turn may be shorter;
  * one that got samples and then none is futility's, analysis.c) end FAILED with the old code back.  Their method stopped being called
  * through its entry (its callers inlined it, or the phase that called it
@@ -904,9 +904,9 @@ static void drop_idle(AuAuditor *au)
      * the dispatchers' own cost, so they must stay */
     if (au->cfg.sample_every <= 0)
         return;
-    double now = since(au), limit = IDLE_ROUNDS * au->cfg.interval;
+    double now = au_since(au), limit = AU_IDLE_ROUNDS * au->cfg.interval;
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
+        AuBakeoff *b = au->bakes[i];
         if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid)
             continue;
         double sampled = b->sampled + (now - b->turn_start);
@@ -923,7 +923,7 @@ static void drop_idle(AuAuditor *au)
  * and a round of 20-50 bakeoffs, one that would decide in another second
  * would wait a whole round for it, and the run may end first.  A foresight that fails costs one turn; the
  * test is anytime-valid, so when it stops does not touch α. */
-static bool extend(AuAuditor *au, Bake *b)
+static bool extend(AuAuditor *au, AuBakeoff *b)
 {
     int64_t max = au->cfg.extend;
     if (b->extra >= max)
@@ -951,7 +951,7 @@ static bool extend(AuAuditor *au, Bake *b)
  * spend most of the slot on whole turns ending with intervals ±20% wide.
  * Their samples stay; the test is anytime-valid, so
  * when a turn stops does not touch α. */
-static bool cut_short(AuAuditor *au, Bake *b, double ran)
+static bool cut_short(AuAuditor *au, AuBakeoff *b, double ran)
 {
     AuResult r;
     if (!au_analysis_result(au->an, b->aid, &r) || r.outcome != AU_RUNNING || r.confirming)
@@ -962,22 +962,22 @@ static bool cut_short(AuAuditor *au, Bake *b, double ran)
     uint64_t need = f->need ? f->need : (uint64_t)au->cfg.min_samples;
     if (at_end >= (double)need)
         return false;
-    return !(au_stats_to_decide(&au->cfg, &r) <= queue_longest_turn(au) - ran);
+    return !(au_stats_to_decide(&au->cfg, &r) <= au_queue_longest_turn(au) - ran);
 }
 
 /* Under mu: whether sampling b, its turn over, gives its slot to c, the
- * waiting record queue_next() would start: c's method is called now
- * and b's is not (queue_idle()); or neither or both are, and b has a
- * callee queued in the JIT and c not (Bake.jit_queued); or that too is
+ * waiting record au_queue_next() would start: c's method is called now
+ * and b's is not (au_queue_idle()); or neither or both are, and b has a
+ * callee queued in the JIT and c not (AuBakeoff.jit_queued); or that too is
  * alike and c has had no more turns than b. */
-static bool yields(const AuAuditor *au, const Bake *b, const Bake *c)
+static bool yields(const AuAuditor *au, const AuBakeoff *b, const AuBakeoff *c)
 {
-    bool bi = queue_idle(au, b), ci = queue_idle(au, c);
+    bool bi = au_queue_idle(au, b), ci = au_queue_idle(au, c);
     if (bi != ci)
         return bi;
     if (b->jit_queued != c->jit_queued)
         return b->jit_queued;
-    return queue_turns_had(c) <= queue_turns_had(b);
+    return au_queue_turns_had(c) <= au_queue_turns_had(b);
 }
 
 /* Under mu: turns (audit.quantum_ms).  Pauses one bakeoff that has
@@ -996,9 +996,9 @@ static void rotate(AuAuditor *au)
 {
     if (!(au->cfg.quantum > 0) || au->stopping)
         return;
-    double now = since(au);
+    double now = au_since(au);
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
+        AuBakeoff *b = au->bakes[i];
         /* a decision waiting for its confirmation is let finish: paused, it
          * would wait for its samples a whole round of turns */
         if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || b->rec.result.confirming)
@@ -1008,7 +1008,7 @@ static void rotate(AuAuditor *au)
         int64_t cut = au->cfg.cut;   /* percent of a turn */
         if (!over && (cut <= 0 || ran < au->cfg.quantum * (double)cut / 100))
             continue;
-        Bake *c = queue_next(au, b);
+        AuBakeoff *c = au_queue_next(au, b);
         if (!c || !yields(au, b, c))
             continue;
         /* its samples until a queued callee's install go at the restart:
@@ -1025,7 +1025,7 @@ static void rotate(AuAuditor *au)
             continue;
         au_analysis_result(au->an, b->aid, &b->rec.result);
         b->foreseen = b->rec.result.to_decide = au_stats_to_decide(&au->cfg, &b->rec.result);
-        b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= queue_longest_turn(au));
+        b->hopeless = b->rec.result.foresight.n > 0 && !(b->foreseen <= au_queue_longest_turn(au));
         b->rec.cut += !over && !yield;
         b->rec.yielded += yield;
         to_paused(au, b, i, yield ? AU_EV_YIELDED : over ? AU_EV_PAUSED : AU_EV_CUT);
@@ -1039,8 +1039,8 @@ static void rotate(AuAuditor *au)
  * room.  wait: on the bakeoff thread (start). */
 static void start_pending(AuAuditor *au, bool wait)
 {
-    Bake *b;
-    while ((b = queue_take(au))) {
+    AuBakeoff *b;
+    while ((b = au_queue_take(au))) {
         pthread_mutex_unlock(&au->mu);
         start(au, b, wait);
         pthread_mutex_lock(&au->mu);
@@ -1061,15 +1061,15 @@ static bool start_ahead(AuAuditor *au, bool wait)
         return false;
     if (au->ahead && au->ahead->rec.phase != AU_PHASE_READY)
         return false;   /* still compiling */
-    Bake *b = queue_next(au, NULL);
+    AuBakeoff *b = au_queue_next(au, NULL);
     if (!b || b->rec.phase != AU_PHASE_QUEUED)
         return false;
     if (au->ahead)
-        queue_unreserve(au, au->ahead);
-    int slot = queue_free_slot(au);
+        au_queue_unreserve(au, au->ahead);
+    int slot = au_queue_free_slot(au);
     if (slot < 0)
         return false;
-    queue_claim(au, b, slot);
+    au_queue_claim(au, b, slot);
     b->ahead = true;
     au->ahead = b;
     pthread_mutex_unlock(&au->mu);
@@ -1081,7 +1081,7 @@ static bool start_ahead(AuAuditor *au, bool wait)
 /* Under mu: research.wait_jit — tells the analysis which bakeoffs have a
  * callee queued or compiling in the JIT (mu, then the JIT's lock, then
  * the analysis lock), when that changes: an analysis bakeoff begins
- * without, as does Bake.jit_queued (begin_analysis).  Asked every round
+ * without, as does AuBakeoff.jit_queued (begin_analysis).  Asked every round
  * rather than at installs, since a queued compile can also fail or be
  * dropped.  With research.hurry_jit such a callee goes first in the JIT's
  * queue.  Why: the JIT orders its queue by interpreter work, so a cheap
@@ -1092,7 +1092,7 @@ static void mark_jit_queued(AuAuditor *au)
     if (!au->cfg.wait_jit || au->cfg.oracle)
         return;
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
+        AuBakeoff *b = au->bakes[i];
         bool queued = false;
         if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED)) {
             queued = jit_bakeoff_waits(au->jit, &b->d->tab, au->cfg.hurry_jit);
@@ -1136,7 +1136,7 @@ static void on_install(void *ctx, VmMethod *m)
     /* research.restart: the bakeoffs whose variants call m (mu, then the
      * analysis lock) */
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
+        AuBakeoff *b = au->bakes[i];
         if (b->aid && b->d && (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) &&
             jit_bakeoff_calls(&b->d->tab, m) && au_analysis_code_changed(au->an, b->aid) &&
             b->rec.phase == AU_PHASE_SAMPLING)
@@ -1144,11 +1144,11 @@ static void on_install(void *ctx, VmMethod *m)
     }
     if (!au->stopping && m->index < au->nmethods && m == &au->vm->module->methods[m->index] &&
         auditable(au, m)) {
-        MethodState *s = &au->ms[m->index];
+        AuMethodState *s = &au->ms[m->index];
         if (!s->seen) {
             s->seen = true;
             s->base = s->mark = __atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
-            s->mark_t = since(au);
+            s->mark_t = au_since(au);
         }
         if (au->hot_threshold == 0) {
             for (int c = 0; c < AU_NCLIENTS; c++)
@@ -1291,7 +1291,7 @@ void au_auditor_stop(AuAuditor *au)
     pthread_mutex_lock(&au->mu);
     refresh(au);
     for (size_t i = 0; i < au->nbakes; i++) {
-        Bake *b = au->bakes[i];
+        AuBakeoff *b = au->bakes[i];
         if (b->rec.phase == AU_PHASE_SAMPLING || b->rec.phase == AU_PHASE_PAUSED) {
             if (b->aid)   /* none: paused idle (pause_idle) */
                 au_analysis_cancel(au->an, b->aid);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Cg {
+typedef struct JitCg {
     gcc_jit_context *c;
     IrFunc *f;
     VmMethod *m;
@@ -51,16 +51,16 @@ typedef struct Cg {
     bool self_direct;              /* a bakeoff's variant: calls of m itself call fn */
     gcc_jit_block *null_fail;      /* the function's one null-dereference raise, */
     gcc_jit_lvalue *null_where;    /*   made on first use, and its site */
-} Cg;
+} JitCg;
 
 /* ---- small builders ------------------------------------------------------ */
 
-static inline gcc_jit_rvalue *lng(Cg *g, int64_t v)
+static inline gcc_jit_rvalue *lng(JitCg *g, int64_t v)
 {
     return gcc_jit_context_new_rvalue_from_long(g->c, g->t_long, (long)v);
 }
 
-static inline gcc_jit_rvalue *ptr(Cg *g, const void *p)
+static inline gcc_jit_rvalue *ptr(JitCg *g, const void *p)
 {
     return gcc_jit_context_new_rvalue_from_ptr(g->c, g->t_vptr, (void *)p);
 }
@@ -70,98 +70,98 @@ static inline gcc_jit_rvalue *rv(gcc_jit_lvalue *l)
     return gcc_jit_lvalue_as_rvalue(l);
 }
 
-static inline gcc_jit_rvalue *R(Cg *g, int32_t local)
+static inline gcc_jit_rvalue *R(JitCg *g, int32_t local)
 {
     return rv(g->loc[local]);
 }
 
-static inline gcc_jit_rvalue *cast(Cg *g, gcc_jit_rvalue *v, gcc_jit_type *t)
+static inline gcc_jit_rvalue *cast(JitCg *g, gcc_jit_rvalue *v, gcc_jit_type *t)
 {
     return gcc_jit_context_new_cast(g->c, NULL, v, t);
 }
 
 /* (char *)p + off, as void * */
-static inline gcc_jit_rvalue *ptr_add(Cg *g, gcc_jit_rvalue *p, gcc_jit_rvalue *off)
+static inline gcc_jit_rvalue *ptr_add(JitCg *g, gcc_jit_rvalue *p, gcc_jit_rvalue *off)
 {
     gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, cast(g, p, g->t_charp), off);
     return cast(g, gcc_jit_lvalue_get_address(a, NULL), g->t_vptr);
 }
 
 /* *(ty *)((char *)p + off) */
-static inline gcc_jit_lvalue *mem(Cg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty)
+static inline gcc_jit_lvalue *mem(JitCg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty)
 {
     gcc_jit_rvalue *a = off ? ptr_add(g, p, lng(g, (int64_t)off)) : p;
     return gcc_jit_rvalue_dereference(cast(g, a, gcc_jit_type_get_pointer(ty)), NULL);
 }
 
 /* ((ty *)((char *)p + off))[idx] */
-static inline gcc_jit_lvalue *elem(Cg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty, gcc_jit_rvalue *idx)
+static inline gcc_jit_lvalue *elem(JitCg *g, gcc_jit_rvalue *p, size_t off, gcc_jit_type *ty, gcc_jit_rvalue *idx)
 {
     gcc_jit_rvalue *a = cast(g, ptr_add(g, p, lng(g, (int64_t)off)), gcc_jit_type_get_pointer(ty));
     return gcc_jit_context_new_array_access(g->c, NULL, a, idx);
 }
 
-static inline gcc_jit_rvalue *cmp(Cg *g, enum gcc_jit_comparison op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
+static inline gcc_jit_rvalue *cmp(JitCg *g, enum gcc_jit_comparison op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
 {
     return gcc_jit_context_new_comparison(g->c, NULL, op, a, b);
 }
 
-static inline gcc_jit_rvalue *bin(Cg *g, enum gcc_jit_binary_op op, gcc_jit_type *t, gcc_jit_rvalue *a,
+static inline gcc_jit_rvalue *bin(JitCg *g, enum gcc_jit_binary_op op, gcc_jit_type *t, gcc_jit_rvalue *a,
                            gcc_jit_rvalue *b)
 {
     return gcc_jit_context_new_binary_op(g->c, NULL, op, t, a, b);
 }
 
 /* long op long computed in unsigned long: wraps like the interpreter */
-static inline gcc_jit_rvalue *wrap(Cg *g, enum gcc_jit_binary_op op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
+static inline gcc_jit_rvalue *wrap(JitCg *g, enum gcc_jit_binary_op op, gcc_jit_rvalue *a, gcc_jit_rvalue *b)
 {
     return cast(g, bin(g, op, g->t_ulong, cast(g, a, g->t_ulong), cast(g, b, g->t_ulong)), g->t_long);
 }
 
-static inline gcc_jit_rvalue *null(Cg *g)
+static inline gcc_jit_rvalue *null(JitCg *g)
 {
     return gcc_jit_context_null(g->c, g->t_vptr);
 }
 
-static inline gcc_jit_rvalue *to_long(Cg *g, gcc_jit_rvalue *b)
+static inline gcc_jit_rvalue *to_long(JitCg *g, gcc_jit_rvalue *b)
 {
     return cast(g, b, g->t_long);
 }
 
 /* A call of the C function fn (by address). */
-static inline gcc_jit_rvalue *call(Cg *g, void *fn, gcc_jit_type *ret, int n, gcc_jit_type **pt, gcc_jit_rvalue **a)
+static inline gcc_jit_rvalue *call(JitCg *g, void *fn, gcc_jit_type *ret, int n, gcc_jit_type **pt, gcc_jit_rvalue **a)
 {
     gcc_jit_type *ft = gcc_jit_context_new_function_ptr_type(g->c, NULL, ret, n, pt, 0);
     gcc_jit_rvalue *f = gcc_jit_context_new_rvalue_from_ptr(g->c, ft, fn);
     return gcc_jit_context_new_call_through_ptr(g->c, NULL, f, n, a);
 }
 
-#define FN(f) ((void *)(f))
+#define JIT_FN(f) ((void *)(f))
 
 /* A fresh local (gccjit wants a name). */
-static inline gcc_jit_lvalue *temp(Cg *g, gcc_jit_type *t)
+static inline gcc_jit_lvalue *temp(JitCg *g, gcc_jit_type *t)
 {
     char name[32];
     snprintf(name, sizeof name, "tmp%u", g->ntemps++);
     return gcc_jit_function_new_local(g->fn, NULL, t, name);
 }
 
-static inline gcc_jit_block *blk(Cg *g)
+static inline gcc_jit_block *blk(JitCg *g)
 {
     return gcc_jit_function_new_block(g->fn, NULL);
 }
 
-static inline void assign(Cg *g, gcc_jit_lvalue *l, gcc_jit_rvalue *r)
+static inline void assign(JitCg *g, gcc_jit_lvalue *l, gcc_jit_rvalue *r)
 {
     gcc_jit_block_add_assignment(g->cur, NULL, l, r);
 }
 
-static inline void eval(Cg *g, gcc_jit_rvalue *r)
+static inline void eval(JitCg *g, gcc_jit_rvalue *r)
 {
     gcc_jit_block_add_eval(g->cur, NULL, r);
 }
 
-static inline gcc_jit_rvalue *unlikely(Cg *g, gcc_jit_rvalue *cond)
+static inline gcc_jit_rvalue *unlikely(JitCg *g, gcc_jit_rvalue *cond)
 {
     if (!g->expect)
         return cond;
@@ -171,7 +171,7 @@ static inline gcc_jit_rvalue *unlikely(Cg *g, gcc_jit_rvalue *cond)
 
 /* Branches to a new cold block when cond holds; the caller fills it and
  * closes it with end_fail.  Code continues in a fresh block. */
-static inline gcc_jit_block *fail_if(Cg *g, gcc_jit_rvalue *cond)
+static inline gcc_jit_block *fail_if(JitCg *g, gcc_jit_rvalue *cond)
 {
     gcc_jit_block *bad = blk(g), *ok = blk(g);
     gcc_jit_block_end_with_conditional(g->cur, NULL, unlikely(g, cond), bad, ok);
@@ -179,30 +179,30 @@ static inline gcc_jit_block *fail_if(Cg *g, gcc_jit_rvalue *cond)
     return bad;
 }
 
-static inline void end_fail(Cg *g, gcc_jit_block *bad, gcc_jit_rvalue *raise)
+static inline void end_fail(JitCg *g, gcc_jit_block *bad, gcc_jit_rvalue *raise)
 {
     gcc_jit_block_add_eval(bad, NULL, raise);
     gcc_jit_block_end_with_return(bad, NULL, rv(g->ret));
 }
 
 /* codegen.c */
-gcc_jit_type *cg_local_type(Cg *g, int32_t local);
+gcc_jit_type *jit_cg_local_type(JitCg *g, int32_t local);
 /* Where in is (its method, pc, inline chain), for traces. */
-JitWhere *cg_where(Cg *g, const IrInsn *in);
+JitWhere *jit_cg_where(JitCg *g, const IrInsn *in);
 /* Before in raises or calls out: the frame's pc, or the inline chain pushed. */
-void cg_out_begin(Cg *g, const IrInsn *in);
+void jit_cg_out_begin(JitCg *g, const IrInsn *in);
 /* argbuf[i] = locals first .. first+n-1; returns &argbuf[0]. */
-gcc_jit_rvalue *cg_marshal(Cg *g, int32_t first, int64_t n);
+gcc_jit_rvalue *jit_cg_marshal(JitCg *g, int32_t first, int64_t n);
 
 /* codegen_obj.c */
-gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n, gcc_jit_type **et,
-                              gcc_jit_rvalue **ea);
-void cg_emit_new(Cg *g, const IrInsn *in);
-void cg_emit_newl(Cg *g, const IrInsn *in);
-void cg_emit_closl(Cg *g, const IrInsn *in);
-void cg_emit_newa(Cg *g, const IrInsn *in);
-void cg_emit_clos(Cg *g, const IrInsn *in);
-void cg_instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty);
-void cg_emit_seq(Cg *g, const IrInsn *in);
+gcc_jit_rvalue *jit_cg_alloc_call(JitCg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n, gcc_jit_type **et,
+                                  gcc_jit_rvalue **ea);
+void jit_cg_emit_new(JitCg *g, const IrInsn *in);
+void jit_cg_emit_newl(JitCg *g, const IrInsn *in);
+void jit_cg_emit_closl(JitCg *g, const IrInsn *in);
+void jit_cg_emit_newa(JitCg *g, const IrInsn *in);
+void jit_cg_emit_clos(JitCg *g, const IrInsn *in);
+void jit_cg_instance_test(JitCg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty);
+void jit_cg_emit_seq(JitCg *g, const IrInsn *in);
 
 #endif

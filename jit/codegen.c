@@ -52,7 +52,7 @@
  * function behind a countdown prologue that may hand the call to a slow
  * path), timed wrappers (cycle counter around a call of clean code) and
  * variants, ordinary functions but for their calls of the method itself,
- * which call the function directly (Cg.self_direct).
+ * which call the function directly (JitCg.self_direct).
  * Allocation and type tests are in codegen_obj.c; the state and builders
  * both use, in cg.h.
  */
@@ -60,7 +60,7 @@
 
 /* ---- types ----------------------------------------------------------------- */
 
-static gcc_jit_type *ltype(Cg *g, const VmType *t)
+static gcc_jit_type *ltype(JitCg *g, const VmType *t)
 {
     switch (t->kind) {
     case VM_T_INT:
@@ -73,12 +73,12 @@ static gcc_jit_type *ltype(Cg *g, const VmType *t)
     }
 }
 
-gcc_jit_type *cg_local_type(Cg *g, int32_t local)
+gcc_jit_type *jit_cg_local_type(JitCg *g, int32_t local)
 {
     return ltype(g, g->f->locals[local].type);
 }
 
-static gcc_jit_field *member(Cg *g, const VmType *t)
+static gcc_jit_field *member(JitCg *g, const VmType *t)
 {
     switch (t->kind) {
     case VM_T_INT:
@@ -91,12 +91,12 @@ static gcc_jit_field *member(Cg *g, const VmType *t)
     }
 }
 
-static gcc_jit_field *local_member(Cg *g, int32_t local)
+static gcc_jit_field *local_member(JitCg *g, int32_t local)
 {
     return member(g, g->f->locals[local].type);
 }
 
-static gcc_jit_rvalue *zero_of(Cg *g, gcc_jit_type *t)
+static gcc_jit_rvalue *zero_of(JitCg *g, gcc_jit_type *t)
 {
     if (t == g->t_vptr)
         return null(g);
@@ -105,7 +105,7 @@ static gcc_jit_rvalue *zero_of(Cg *g, gcc_jit_type *t)
 
 /* ---- where an instruction is (stack traces) ------------------------------- */
 
-JitWhere *cg_where(Cg *g, const IrInsn *in)
+JitWhere *jit_cg_where(JitCg *g, const IrInsn *in)
 {
     uint32_t n = 1;
     for (const IrInline *s = in->site; s; s = s->parent)
@@ -135,7 +135,7 @@ JitWhere *cg_where(Cg *g, const IrInsn *in)
 }
 
 /* fn(t, where, extra args…): a jit_rt_raise_* call. */
-static gcc_jit_rvalue *raise_at(Cg *g, void *fn, gcc_jit_rvalue *where, int nextra, gcc_jit_type **et,
+static gcc_jit_rvalue *raise_at(JitCg *g, void *fn, gcc_jit_rvalue *where, int nextra, gcc_jit_type **et,
                                 gcc_jit_rvalue **ea)
 {
     gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr};
@@ -147,51 +147,51 @@ static gcc_jit_rvalue *raise_at(Cg *g, void *fn, gcc_jit_rvalue *where, int next
     return call(g, fn, g->t_void, 2 + nextra, pt, a);
 }
 
-static gcc_jit_rvalue *raise_call(Cg *g, void *fn, const IrInsn *in, int nextra, gcc_jit_type **et,
+static gcc_jit_rvalue *raise_call(JitCg *g, void *fn, const IrInsn *in, int nextra, gcc_jit_type **et,
                                   gcc_jit_rvalue **ea)
 {
-    return raise_at(g, fn, ptr(g, cg_where(g, in)), nextra, et, ea);
+    return raise_at(g, fn, ptr(g, jit_cg_where(g, in)), nextra, et, ea);
 }
 
 /* Closes a failed null check: every one of a function jumps to one shared
  * raise block with its site in a local.  A call and a return per check
  * would be most of the cold code (null checks are most raise sites), and
  * gcc's time grows with all the code it is given. */
-static void fail_null(Cg *g, gcc_jit_block *bad, const IrInsn *in)
+static void fail_null(JitCg *g, gcc_jit_block *bad, const IrInsn *in)
 {
     if (!g->null_fail) {
         g->null_where = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "null_where");
         g->null_fail = blk(g);
-        end_fail(g, g->null_fail, raise_at(g, FN(jit_rt_raise_null), rv(g->null_where), 0, NULL, NULL));
+        end_fail(g, g->null_fail, raise_at(g, JIT_FN(jit_rt_raise_null), rv(g->null_where), 0, NULL, NULL));
     }
-    gcc_jit_block_add_assignment(bad, NULL, g->null_where, ptr(g, cg_where(g, in)));
+    gcc_jit_block_add_assignment(bad, NULL, g->null_where, ptr(g, jit_cg_where(g, in)));
     gcc_jit_block_end_with_jump(bad, NULL, g->null_fail);
 }
 
-static void check_null(Cg *g, const IrInsn *in, gcc_jit_rvalue *p)
+static void check_null(JitCg *g, const IrInsn *in, gcc_jit_rvalue *p)
 {
     fail_null(g, fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, p, null(g))), in);
 }
 
-static void check_index(Cg *g, const IrInsn *in, gcc_jit_rvalue *idx, gcc_jit_rvalue *len)
+static void check_index(JitCg *g, const IrInsn *in, gcc_jit_rvalue *idx, gcc_jit_rvalue *len)
 {
     gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_GE, cast(g, idx, g->t_ulong), cast(g, len, g->t_ulong)));
     gcc_jit_type *et[2] = {g->t_long, g->t_long};
     gcc_jit_rvalue *ea[2] = {idx, len};
-    end_fail(g, bad, raise_call(g, FN(jit_rt_raise_bounds), in, 2, et, ea));
+    end_fail(g, bad, raise_call(g, JIT_FN(jit_rt_raise_bounds), in, 2, et, ea));
 }
 
 /* jit_rt_push_chain's pc_of, at compile time */
-static gcc_jit_rvalue *pc_const(Cg *g, const VmMethod *m, uint32_t pc)
+static gcc_jit_rvalue *pc_const(JitCg *g, const VmMethod *m, uint32_t pc)
 {
     return ptr(g, m->code && pc < m->ncode ? &m->code[pc] : m->code);
 }
 
-static gcc_jit_rvalue *push_chain_call(Cg *g, const JitWhere *w)
+static gcc_jit_rvalue *push_chain_call(JitCg *g, const JitWhere *w)
 {
     gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
     gcc_jit_rvalue *a[2] = {g->thread, ptr(g, w)};
-    return call(g, FN(jit_rt_push_chain), g->t_void, 2, pt, a);
+    return call(g, JIT_FN(jit_rt_push_chain), g->t_void, 2, pt, a);
 }
 
 enum { CHAIN_INLINE_MAX = 64 };   /* deeper chains (no inliner goes there) call the helper */
@@ -204,13 +204,13 @@ enum { CHAIN_INLINE_MAX = 64 };   /* deeper chains (no inliner goes there) call 
  * last level tells whether any would overflow; then the helper runs
  * instead and raises where the interpreter would have.  Their register
  * windows are empty, at the compiled frame's top. */
-void cg_out_begin(Cg *g, const IrInsn *in)
+void jit_cg_out_begin(JitCg *g, const IrInsn *in)
 {
     if (!in->site) {
         assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), pc_const(g, g->m, in->pc));
         return;
     }
-    JitWhere *w = cg_where(g, in);
+    JitWhere *w = jit_cg_where(g, in);
     uint32_t n = w->n;
     if (g->failed || n < 2 || n > CHAIN_INLINE_MAX || w->lv[0].m != g->m) {
         eval(g, push_chain_call(g, w));
@@ -234,7 +234,7 @@ void cg_out_begin(Cg *g, const IrInsn *in)
     assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), last);
 }
 
-static void out_end(Cg *g, const IrInsn *in)
+static void out_end(JitCg *g, const IrInsn *in)
 {
     if (in->site)
         assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), rv(g->frame));
@@ -243,7 +243,7 @@ static void out_end(Cg *g, const IrInsn *in)
 /* ---- the prologue ----------------------------------------------------------- */
 
 /* C stack: the address of a local against t->cstack_limit */
-static void cstack_check(Cg *g)
+static void cstack_check(JitCg *g)
 {
     gcc_jit_rvalue *t = g->thread;
     assign(g, g->anchor, lng(g, 0));
@@ -252,10 +252,10 @@ static void cstack_check(Cg *g)
     gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_LT, here, limit));
     gcc_jit_type *pt1[1] = {g->t_vptr};
     gcc_jit_rvalue *a1[1] = {t};
-    end_fail(g, bad, call(g, FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
+    end_fail(g, bad, call(g, JIT_FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
 }
 
-static void prologue(Cg *g)
+static void prologue(JitCg *g)
 {
     VmMethod *m = g->m;
     gcc_jit_rvalue *t = g->thread;
@@ -282,7 +282,7 @@ static void prologue(Cg *g)
     gcc_jit_rvalue *next = ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame)));
     gcc_jit_rvalue *fend = rv(mem(g, t, offsetof(VmThread, frames_end), g->t_vptr));
     bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_GE, next, fend));
-    end_fail(g, bad, call(g, FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
+    end_fail(g, bad, call(g, JIT_FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
 
     assign(g, g->frame, ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame))));
     assign(g, mem(g, rv(g->frame), offsetof(VmFrame, m), g->t_vptr), ptr(g, m));
@@ -297,7 +297,7 @@ static void prologue(Cg *g)
             gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
             assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
         } else {
-            assign(g, g->loc[i], zero_of(g, cg_local_type(g, (int32_t)i)));
+            assign(g, g->loc[i], zero_of(g, jit_cg_local_type(g, (int32_t)i)));
         }
     }
 }
@@ -307,7 +307,7 @@ static void prologue(Cg *g)
  * inlined callee's locals start at zero: its ZERO insns re-zero them on
  * every entry anyway) and control goes to the OSR copy of the header.
  * The C stack check stays: the interpreter checked its own frame only. */
-static void osr_prologue(Cg *g)
+static void osr_prologue(JitCg *g)
 {
     VmMethod *m = g->m;
     assign(g, gcc_jit_lvalue_access_field(g->ret, NULL, g->fld_i), lng(g, 0));
@@ -319,7 +319,7 @@ static void osr_prologue(Cg *g)
             gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
             assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
         } else {
-            assign(g, g->loc[i], zero_of(g, cg_local_type(g, (int32_t)i)));
+            assign(g, g->loc[i], zero_of(g, jit_cg_local_type(g, (int32_t)i)));
         }
     }
     /* The registers are dead now: the frame becomes a compiled one, with an
@@ -330,7 +330,7 @@ static void osr_prologue(Cg *g)
     gcc_jit_block_end_with_jump(g->cur, NULL, g->bb_osr[g->osr_head->id]);
 }
 
-static void epilogue_return(Cg *g)
+static void epilogue_return(JitCg *g)
 {
     assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), rv(g->frame0));
     gcc_jit_block_end_with_return(g->cur, NULL, rv(g->ret));
@@ -339,7 +339,7 @@ static void epilogue_return(Cg *g)
 /* ---- calls ------------------------------------------------------------------ */
 
 /* argbuf[i] = locals first .. first+n-1; returns &argbuf[0]. */
-gcc_jit_rvalue *cg_marshal(Cg *g, int32_t first, int64_t n)
+gcc_jit_rvalue *jit_cg_marshal(JitCg *g, int32_t first, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
         gcc_jit_lvalue *slot = gcc_jit_context_new_array_access(g->c, NULL, rv(g->argbuf), lng(g, i));
@@ -351,7 +351,7 @@ gcc_jit_rvalue *cg_marshal(Cg *g, int32_t first, int64_t n)
 }
 
 /* dst = the VmValue result r (or evaluate it for void callees). */
-static void take_result(Cg *g, const IrInsn *in, gcc_jit_rvalue *r)
+static void take_result(JitCg *g, const IrInsn *in, gcc_jit_rvalue *r)
 {
     if (in->dst == IR_NONE) {
         eval(g, r);
@@ -362,10 +362,10 @@ static void take_result(Cg *g, const IrInsn *in, gcc_jit_rvalue *r)
     assign(g, g->loc[in->dst], rv(gcc_jit_lvalue_access_field(tmp, NULL, local_member(g, in->dst))));
 }
 
-/* How a call may reach the compiled method itself (Cg.self_direct). */
+/* How a call may reach the compiled method itself (JitCg.self_direct). */
 typedef enum Self { SELF_NO, SELF_YES, SELF_MAYBE } Self;
 
-static void call_entry(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue **a)
+static void call_entry(JitCg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue **a)
 {
     gcc_jit_rvalue *entry = rv(mem(g, cm, offsetof(VmMethod, entry), g->t_entry));
     take_result(g, in, gcc_jit_context_new_call_through_ptr(g->c, NULL, entry, 3, a));
@@ -374,9 +374,9 @@ static void call_entry(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rval
 /* Calls method cm (an rvalue) through its current entry; with
  * g->self_direct, a call of g->m itself (SELF_YES, or SELF_MAYBE when cm
  * turns out to be g->m at run time) calls this very function instead. */
-static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *argp, Self self)
+static void invoke(JitCg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *argp, Self self)
 {
-    cg_out_begin(g, in);
+    jit_cg_out_begin(g, in);
     gcc_jit_rvalue *a[3] = {g->thread, cm, argp};
     if (!g->self_direct || self == SELF_NO) {
         call_entry(g, in, cm, a);
@@ -400,7 +400,7 @@ static void invoke(Cg *g, const IrInsn *in, gcc_jit_rvalue *cm, gcc_jit_rvalue *
 /* The C type a scalar crosses the native boundary as (vm/native.c's
  * conversions: int int64_t, float double, bool int 0/1), or NULL when the
  * type needs the general path (strings, arrays: null checks, conversion). */
-static gcc_jit_type *scalar_c_type(Cg *g, uint32_t ti, bool is_ret)
+static gcc_jit_type *scalar_c_type(JitCg *g, uint32_t ti, bool is_ret)
 {
     const VmModule *mod = g->m->module;
     if (!mod || ti >= mod->ntypes)
@@ -424,7 +424,7 @@ static gcc_jit_type *scalar_c_type(Cg *g, uint32_t ti, bool is_ret)
  * instruction under -fno-math-errno) instead of through argument buffers
  * and libffi.  Such calls cannot raise, allocate or look at frames, so
  * they need no saved pc.  False: use the general path. */
-static bool emit_scalar_native(Cg *g, const IrInsn *in, const VmNative *nat)
+static bool emit_scalar_native(JitCg *g, const IrInsn *in, const VmNative *nat)
 {
     int64_t n = in->imm.i;
     bool is_sqrt = nat->builtin && nat->lib && !nat->lib[0] && nat->symbol && !strcmp(nat->symbol, "sqrt");
@@ -462,12 +462,12 @@ static bool emit_scalar_native(Cg *g, const IrInsn *in, const VmNative *nat)
     return true;
 }
 
-static void emit_call(Cg *g, const IrInsn *in)
+static void emit_call(JitCg *g, const IrInsn *in)
 {
     int64_t n = in->imm.i;
     switch (in->op) {
     case IR_CALL: {
-        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = jit_cg_marshal(g, in->src[0], n);
         invoke(g, in, ptr(g, in->aux), argp, in->aux == g->m ? SELF_YES : SELF_NO);
         return;
     }
@@ -478,7 +478,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *cls = rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr));
         gcc_jit_rvalue *vt = rv(mem(g, cls, offsetof(VmClass, vt), g->t_vptr));
         assign(g, g->tmp_m, rv(mem(g, vt, (size_t)s->target->slot * sizeof(void *), g->t_vptr)));
-        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = jit_cg_marshal(g, in->src[0], n);
         invoke(g, in, rv(g->tmp_m), argp, s->target == g->m ? SELF_MAYBE : SELF_NO);
         return;
     }
@@ -502,14 +502,14 @@ static void emit_call(Cg *g, const IrInsn *in)
                            gcc_jit_context_one(g->c, g->t_ulong)));
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = slow;
-        cg_out_begin(g, in);
+        jit_cg_out_begin(g, in);
         gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *a[3] = {g->thread, sp, rv(g->tmp_c)};
-        assign(g, g->tmp_m, call(g, FN(vm_iface_dispatch), g->t_vptr, 3, pt, a));
+        assign(g, g->tmp_m, call(g, JIT_FN(vm_iface_dispatch), g->t_vptr, 3, pt, a));
         out_end(g, in);
         gcc_jit_block_end_with_jump(g->cur, NULL, join);
         g->cur = join;
-        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = jit_cg_marshal(g, in->src[0], n);
         invoke(g, in, rv(g->tmp_m), argp, SELF_NO);
         return;
     }
@@ -517,7 +517,7 @@ static void emit_call(Cg *g, const IrInsn *in)
         gcc_jit_rvalue *cl = R(g, in->src[0]);
         check_null(g, in, cl);
         assign(g, g->tmp_m, rv(mem(g, cl, offsetof(VmClosure, method), g->t_vptr)));
-        gcc_jit_rvalue *argp = cg_marshal(g, in->src[0], n);
+        gcc_jit_rvalue *argp = jit_cg_marshal(g, in->src[0], n);
         invoke(g, in, rv(g->tmp_m), argp, SELF_NO);
         return;
     }
@@ -525,20 +525,20 @@ static void emit_call(Cg *g, const IrInsn *in)
         VmNative *nat = in->aux;
         if (emit_scalar_native(g, in, nat))
             return;
-        gcc_jit_rvalue *argp = n > 0 ? cg_marshal(g, in->src[0], n) : cg_marshal(g, 0, 0);
+        gcc_jit_rvalue *argp = n > 0 ? jit_cg_marshal(g, in->src[0], n) : jit_cg_marshal(g, 0, 0);
         gcc_jit_rvalue *r;
         /* from inlined code too: the chain pushed inline, then the
          * builtin itself (a runtime helper pushing the chain in a loop,
          * then vm_native_call, would cost up to 7% of a program's time) */
-        cg_out_begin(g, in);
+        jit_cg_out_begin(g, in);
         if (nat->builtin) {
             gcc_jit_type *pt[2] = {g->t_vptr, g->t_valuep};
             gcc_jit_rvalue *a[2] = {g->thread, argp};
-            r = call(g, FN(nat->builtin), g->t_value, 2, pt, a);
+            r = call(g, JIT_FN(nat->builtin), g->t_value, 2, pt, a);
         } else {
             gcc_jit_type *pt[3] = {g->t_vptr, g->t_vptr, g->t_valuep};
             gcc_jit_rvalue *a[3] = {g->thread, ptr(g, nat), argp};
-            r = call(g, FN(vm_native_call), g->t_value, 3, pt, a);
+            r = call(g, JIT_FN(vm_native_call), g->t_value, 3, pt, a);
         }
         take_result(g, in, r);
         out_end(g, in);
@@ -551,7 +551,7 @@ static void emit_call(Cg *g, const IrInsn *in)
 
 /* ---- one instruction ------------------------------------------------------------ */
 
-static bool emit_insn(Cg *g, const IrInsn *in)
+static bool emit_insn(JitCg *g, const IrInsn *in)
 {
     gcc_jit_context *c = g->c;
     gcc_jit_lvalue *D = in->dst >= 0 ? g->loc[in->dst] : NULL;
@@ -569,7 +569,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     enum gcc_jit_binary_op bop = GCC_JIT_BINARY_OP_PLUS;
     switch (in->op) {
     case IR_MOV: assign(g, D, a); return true;
-    case IR_ZERO: assign(g, D, zero_of(g, cg_local_type(g, in->dst))); return true;
+    case IR_ZERO: assign(g, D, zero_of(g, jit_cg_local_type(g, in->dst))); return true;
     case IR_LDI: assign(g, D, lng(g, in->imm.i)); return true;
     case IR_LDF: {
         /* through the bits: exact for NaN payloads and -0.0 */
@@ -579,8 +579,8 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     }
     case IR_LDNULL: assign(g, D, null(g)); return true;
     case IR_LDK: assign(g, D, ptr(g, in->aux)); return true;
-    case IR_LDG: assign(g, D, rv(mem(g, ptr(g, in->aux), 0, cg_local_type(g, in->dst)))); return true;
-    case IR_STG: assign(g, mem(g, ptr(g, in->aux), 0, cg_local_type(g, in->src[0])), a); return true;
+    case IR_LDG: assign(g, D, rv(mem(g, ptr(g, in->aux), 0, jit_cg_local_type(g, in->dst)))); return true;
+    case IR_STG: assign(g, mem(g, ptr(g, in->aux), 0, jit_cg_local_type(g, in->src[0])), a); return true;
     case IR_COUNT: {
         gcc_jit_lvalue *n = mem(g, ptr(g, in->aux), 0, g->t_ulong);
         assign(g, n, bin(g, GCC_JIT_BINARY_OP_PLUS, g->t_ulong, rv(n), gcc_jit_context_one(c, g->t_ulong)));
@@ -613,7 +613,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     case IR_DIV:
     case IR_MOD: {
         gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, b, lng(g, 0)));
-        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_div0), in, 0, NULL, NULL));
+        end_fail(g, bad, raise_call(g, JIT_FN(jit_rt_raise_div0), in, 0, NULL, NULL));
         gcc_jit_block *m1 = blk(g), *norm = blk(g), *join = blk(g);
         gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, b, lng(g, -1)), m1, norm);
         g->cur = m1;
@@ -646,7 +646,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
                                                                      g->t_bool, in_range));
         gcc_jit_type *et[1] = {g->t_double};
         gcc_jit_rvalue *ea[1] = {a};
-        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_f2i), in, 1, et, ea));
+        end_fail(g, bad, raise_call(g, JIT_FN(jit_rt_raise_f2i), in, 1, et, ea));
         assign(g, D, cast(g, a, g->t_long));
         return true;
     }
@@ -659,7 +659,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         assign(g, D, to_long(g, cmp(g, cop, a, b)));
         return true;
     case IR_NOT: assign(g, D, to_long(g, cmp(g, GCC_JIT_COMPARISON_EQ, a, lng(g, 0)))); return true;
-    case IR_SEQ: cg_emit_seq(g, in); return true;
+    case IR_SEQ: jit_cg_emit_seq(g, in); return true;
 
     case IR_SCAT: {
         gcc_jit_rvalue *either = gcc_jit_context_new_binary_op(
@@ -668,7 +668,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         fail_null(g, fail_if(g, either), in);
         gcc_jit_type *et[2] = {g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *ea[2] = {a, b};
-        gcc_jit_rvalue *r = cg_alloc_call(g, in, FN(vm_string_concat), FN(jit_rt_concat_at), 2, et, ea);
+        gcc_jit_rvalue *r = jit_cg_alloc_call(g, in, JIT_FN(vm_string_concat), JIT_FN(jit_rt_concat_at), 2, et, ea);
         assign(g, D, r);
         out_end(g, in);
         return true;
@@ -685,18 +685,18 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         assign(g, D, cast(g, rv(elem(g, a, offsetof(VmString, bytes), g->t_uchar, b)), g->t_long));
         return true;
 
-    case IR_NEW: cg_emit_new(g, in); return true;
-    case IR_NEWL: cg_emit_newl(g, in); return true;
-    case IR_NEWA: cg_emit_newa(g, in); return true;
+    case IR_NEW: jit_cg_emit_new(g, in); return true;
+    case IR_NEWL: jit_cg_emit_newl(g, in); return true;
+    case IR_NEWA: jit_cg_emit_newa(g, in); return true;
     case IR_GETF:
         check_null(g, in, a);
         assign(g, D, rv(mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),
-                            cg_local_type(g, in->dst))));
+                            jit_cg_local_type(g, in->dst))));
         return true;
     case IR_PUTF:
         check_null(g, in, a);
         assign(g, mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),
-                      cg_local_type(g, in->src[1])),
+                      jit_cg_local_type(g, in->src[1])),
                b);
         return true;
     case IR_AGETI:
@@ -731,7 +731,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         gcc_jit_block *nn = blk(g), *done = blk(g);
         gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(o), null(g)), nn, done);
         g->cur = nn;
-        cg_instance_test(g, r, rv(o), in->aux);
+        jit_cg_instance_test(g, r, rv(o), in->aux);
         gcc_jit_block_end_with_jump(g->cur, NULL, done);
         g->cur = done;
         assign(g, D, rv(r));
@@ -744,11 +744,11 @@ static bool emit_insn(Cg *g, const IrInsn *in)
         gcc_jit_block *nn = blk(g), *done = blk(g);
         gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, rv(o), null(g)), nn, done);
         g->cur = nn;
-        cg_instance_test(g, r, rv(o), in->aux);
+        jit_cg_instance_test(g, r, rv(o), in->aux);
         gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_EQ, rv(r), lng(g, 0)));
         gcc_jit_type *et[2] = {g->t_vptr, g->t_vptr};
         gcc_jit_rvalue *ea[2] = {rv(o), ptr(g, in->aux)};
-        end_fail(g, bad, raise_call(g, FN(jit_rt_raise_cast), in, 2, et, ea));
+        end_fail(g, bad, raise_call(g, JIT_FN(jit_rt_raise_cast), in, 2, et, ea));
         gcc_jit_block_end_with_jump(g->cur, NULL, done);
         g->cur = done;
         assign(g, D, rv(o));
@@ -762,11 +762,11 @@ static bool emit_insn(Cg *g, const IrInsn *in)
     case IR_CALLN:
         emit_call(g, in);
         return true;
-    case IR_CLOS: cg_emit_clos(g, in); return true;
-    case IR_CLOSL: cg_emit_closl(g, in); return true;
+    case IR_CLOS: jit_cg_emit_clos(g, in); return true;
+    case IR_CLOSL: jit_cg_emit_closl(g, in); return true;
     case IR_LDCAP:
         assign(g, D, rv(mem(g, a, offsetof(VmClosure, caps) + (size_t)in->imm.i * sizeof(VmValue),
-                            cg_local_type(g, in->dst))));
+                            jit_cg_local_type(g, in->dst))));
         return true;
     default:
         return vm_fail(g->err, "%s: IR op %s is not supported by the JIT", g->m->name, info->name);
@@ -778,7 +778,7 @@ static bool emit_insn(Cg *g, const IrInsn *in)
 
 /* ---- terminators ------------------------------------------------------------------ */
 
-static gcc_jit_rvalue *branch_cond(Cg *g, const IrInsn *in)
+static gcc_jit_rvalue *branch_cond(JitCg *g, const IrInsn *in)
 {
     gcc_jit_rvalue *a = R(g, in->src[0]);
     gcc_jit_rvalue *b = in->src[1] >= 0 ? R(g, in->src[1]) : lng(g, in->imm.i);
@@ -806,7 +806,7 @@ static gcc_jit_rvalue *branch_cond(Cg *g, const IrInsn *in)
 
 /* Where a jump to b goes: inside the OSR copy, to the copy of b unless b
  * heads a loop around the OSR header (osr_plan). */
-static gcc_jit_block *jump_to(Cg *g, const IrBlock *b)
+static gcc_jit_block *jump_to(JitCg *g, const IrBlock *b)
 {
     if (!b || b->id >= g->f->nblocks)
         return NULL;
@@ -815,7 +815,7 @@ static gcc_jit_block *jump_to(Cg *g, const IrBlock *b)
     return g->bb[b->id];
 }
 
-static bool emit_term(Cg *g, const IrInsn *in)
+static bool emit_term(JitCg *g, const IrInsn *in)
 {
     gcc_jit_block *t0 = jump_to(g, in->target[0]);
     gcc_jit_block *t1 = jump_to(g, in->target[1]);
@@ -867,7 +867,7 @@ static bool emit_term(Cg *g, const IrInsn *in)
 
 /* ---- the function ------------------------------------------------------------------ */
 
-static void types(Cg *g)
+static void types(JitCg *g)
 {
     gcc_jit_context *c = g->c;
     g->t_void = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID);
@@ -904,7 +904,7 @@ static void types(Cg *g)
  * current iterations of the loops around it; the ordinary blocks are
  * entered at the function's entry and at those loop headers.  The
  * registers of the method are its first locals (ir/build.c); checked. */
-static bool osr_plan(Cg *g)
+static bool osr_plan(JitCg *g)
 {
     IrFunc *f = g->f;
     VmMethod *m = g->m;
@@ -966,7 +966,7 @@ static bool osr_plan(Cg *g)
 }
 
 /* The exported OSR entry: f(t, NULL, regs). */
-static bool build_osr_entry(Cg *g, const char *osr_name)
+static bool build_osr_entry(JitCg *g, const char *osr_name)
 {
     gcc_jit_context *c = g->c;
     gcc_jit_param *pt = gcc_jit_context_new_param(c, NULL, g->t_vptr, "t");
@@ -984,7 +984,7 @@ static bool build_osr_entry(Cg *g, const char *osr_name)
 }
 
 /* The insns of IR block b into the gcc block gb. */
-static bool emit_block(Cg *g, const IrBlock *b, gcc_jit_block *gb)
+static bool emit_block(JitCg *g, const IrBlock *b, gcc_jit_block *gb)
 {
     g->cur = gb;
     if (!b->ninsns)
@@ -997,12 +997,12 @@ static bool emit_block(Cg *g, const IrBlock *b, gcc_jit_block *gb)
     return !g->failed;
 }
 
-static void dispatch_prologue(Cg *g);
+static void dispatch_prologue(JitCg *g);
 
 /* Builds f as function `name` in the context; with g->osr_head also its
  * OSR copy and `osr_name`, the OSR entry; with g->osr_only the latter alone
  * (the function is `osr_name` then, and only the blocks it reaches exist). */
-static bool build_function(Cg *g, const char *name, const char *osr_name)
+static bool build_function(JitCg *g, const char *name, const char *osr_name)
 {
     gcc_jit_context *c = g->c;
     IrFunc *f = g->f;
@@ -1039,7 +1039,7 @@ static bool build_function(Cg *g, const char *name, const char *osr_name)
     for (uint32_t i = 0; i < f->nlocals; i++) {
         char lname[32];
         snprintf(lname, sizeof lname, "l%u", i);
-        g->loc[i] = gcc_jit_function_new_local(g->fn, NULL, cg_local_type(g, (int32_t)i), lname);
+        g->loc[i] = gcc_jit_function_new_local(g->fn, NULL, jit_cg_local_type(g, (int32_t)i), lname);
     }
     g->frame = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "frame");
     g->frame0 = gcc_jit_function_new_local(g->fn, NULL, g->t_vptr, "caller_frame");
@@ -1103,7 +1103,7 @@ static bool build_function(Cg *g, const char *name, const char *osr_name)
 /* ---- the unit's functions ------------------------------------------------------- */
 
 struct JitCodegen {
-    Cg proto;   /* the context and its types; copied for each method */
+    JitCg proto;   /* the context and its types; copied for each method */
 };
 
 JitCodegen *jit_codegen_new(gcc_jit_context *ctx)
@@ -1124,7 +1124,7 @@ void jit_codegen_free(JitCodegen *cg)
 bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool osr_only, const char *name,
                         const char *osr_name, JitWheres *wheres, VmError *err)
 {
-    Cg g = cg->proto;
+    JitCg g = cg->proto;
     g.f = f;
     g.m = f->method;
     g.err = err;
@@ -1161,7 +1161,7 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
 
 /* dst = the cycle counter, after every earlier instruction has completed
  * (lfence; rdtsc: the read cannot move up past the code it times). */
-static void read_cycles(Cg *g, gcc_jit_lvalue *dst)
+static void read_cycles(JitCg *g, gcc_jit_lvalue *dst)
 {
     gcc_jit_lvalue *lo = temp(g, g->t_uint), *hi = temp(g, g->t_uint);
     gcc_jit_extended_asm *a = gcc_jit_block_add_extended_asm(g->cur, NULL, "lfence\n\trdtsc");
@@ -1177,7 +1177,7 @@ static void read_cycles(Cg *g, gcc_jit_lvalue *dst)
 bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
                        JitSampleFn sample, VmError *err)
 {
-    Cg g0 = cg->proto, *g = &g0;
+    JitCg g0 = cg->proto, *g = &g0;
     gcc_jit_context *c = g->c;
     gcc_jit_param *pt = gcc_jit_context_new_param(c, NULL, g->t_vptr, "t");
     gcc_jit_param *pm = gcc_jit_context_new_param(c, NULL, g->t_vptr, "m");
@@ -1230,7 +1230,7 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
         bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_ulong, rv(c1), rv(c0)),
         rv(w),
     };
-    eval(g, call(g, FN(sample), g->t_bool, 4, pt4, a4));
+    eval(g, call(g, JIT_FN(sample), g->t_bool, 4, pt4, a4));
     gcc_jit_block_end_with_return(g->cur, NULL, rv(r));
     const char *e = gcc_jit_context_get_first_error(c);
     return e ? vm_fail(err, "timed wrapper: gccjit: %s", e) : true;
@@ -1238,7 +1238,7 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
 
 /* The dispatcher's prologue (before the ordinary one, in the entry
  * block): --t->audit[slot][0]; below zero, the slow path takes the call. */
-static void dispatch_prologue(Cg *g)
+static void dispatch_prologue(JitCg *g)
 {
     const JitDispatch *d = g->disp;
     size_t off = offsetof(VmThread, audit) + d->slot * sizeof ((VmThread *)0)->audit[0];
@@ -1253,7 +1253,7 @@ static void dispatch_prologue(Cg *g)
     g->cur = slow;
     gcc_jit_type *pt[4] = {g->t_vptr, g->t_vptr, g->t_valuep, g->t_vptr};
     gcc_jit_rvalue *a[4] = {g->thread, g->mparam, g->args, ptr(g, d->slow_ctx)};
-    gcc_jit_block_end_with_return(g->cur, NULL, call(g, FN(d->slow), g->t_value, 4, pt, a));
+    gcc_jit_block_end_with_return(g->cur, NULL, call(g, JIT_FN(d->slow), g->t_value, 4, pt, a));
     g->cur = fast;
 }
 

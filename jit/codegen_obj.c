@@ -1,7 +1,7 @@
 /* jit/codegen_obj.c — compiled allocation and type tests.
  *
  * Input: an IR NEW / NEWA / CLOS / SEQ / INSTANCEOF-like instruction in the
- * function codegen.c is building (Cg, cg.h).  Output: gccjit code that
+ * function codegen.c is building (JitCg, cg.h).  Output: gccjit code that
  * allocates small pointer-holding objects, arrays of references and
  * closures from the thread's free list (t->gc_fl, vm/object.c's layout and
  * header), calling the runtime only when the list is empty or the object
@@ -18,7 +18,7 @@
 
 /* Allocation: fn_plain(t, extra...) with the pc saved, or fn_at(t, where,
  * extra...) from inlined code. */
-gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n,
+gcc_jit_rvalue *jit_cg_alloc_call(JitCg *g, const IrInsn *in, void *fn_plain, void *fn_at, int n,
                                   gcc_jit_type **et, gcc_jit_rvalue **ea)
 {
     gcc_jit_type *pt[5] = {g->t_vptr};
@@ -26,9 +26,9 @@ gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_
     int k = 1;
     if (in->site) {
         pt[k] = g->t_vptr;
-        a[k++] = ptr(g, cg_where(g, in));
+        a[k++] = ptr(g, jit_cg_where(g, in));
     } else {
-        cg_out_begin(g, in);
+        jit_cg_out_begin(g, in);
     }
     for (int i = 0; i < n; i++) {
         pt[k] = et[i];
@@ -49,7 +49,7 @@ gcc_jit_rvalue *cg_alloc_call(Cg *g, const IrInsn *in, void *fn_plain, void *fn_
  * points into the list as well (the atomic lists' links are roots one by
  * one: vm/object.c).  Nothing raises here, so no pc is saved; the slow
  * block calls the runtime. */
-static void alloc_pop(Cg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_block *slow, bool atomic)
+static void alloc_pop(JitCg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_block *slow, bool atomic)
 {
     gcc_jit_lvalue *head = elem(g, g->thread, atomic ? offsetof(VmThread, gc_fl_atomic) : offsetof(VmThread, gc_fl),
                                 g->t_vptr, idx);
@@ -73,9 +73,9 @@ static void alloc_pop(Cg *g, gcc_jit_lvalue *obj, gcc_jit_rvalue *idx, gcc_jit_b
 /* Ends an inline allocation: the fast path (g->cur, header written) and
  * the slow block (which assigns obj from the runtime call `call_slow`
  * emitted there) join; dst = obj. */
-typedef gcc_jit_rvalue *(*SlowAlloc)(Cg *g, const IrInsn *in);
+typedef gcc_jit_rvalue *(*SlowAlloc)(JitCg *g, const IrInsn *in);
 
-static void alloc_join(Cg *g, const IrInsn *in, gcc_jit_lvalue *obj, gcc_jit_block *slow, SlowAlloc call_slow)
+static void alloc_join(JitCg *g, const IrInsn *in, gcc_jit_lvalue *obj, gcc_jit_block *slow, SlowAlloc call_slow)
 {
     gcc_jit_block *join = blk(g);
     gcc_jit_block_end_with_jump(g->cur, NULL, join);
@@ -86,29 +86,29 @@ static void alloc_join(Cg *g, const IrInsn *in, gcc_jit_lvalue *obj, gcc_jit_blo
     assign(g, g->loc[in->dst], rv(obj));
 }
 
-static gcc_jit_rvalue *slow_new(Cg *g, const IrInsn *in)
+static gcc_jit_rvalue *slow_new(JitCg *g, const IrInsn *in)
 {
     gcc_jit_type *et[1] = {g->t_vptr};
     gcc_jit_rvalue *ea[1] = {ptr(g, in->aux)};
-    return cg_alloc_call(g, in, FN(vm_new_object), FN(jit_rt_new_object_at), 1, et, ea);
+    return jit_cg_alloc_call(g, in, JIT_FN(vm_new_object), JIT_FN(jit_rt_new_object_at), 1, et, ea);
 }
 
-static gcc_jit_rvalue *slow_newa(Cg *g, const IrInsn *in)
+static gcc_jit_rvalue *slow_newa(JitCg *g, const IrInsn *in)
 {
     gcc_jit_type *et[2] = {g->t_vptr, g->t_long};
     gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), R(g, in->src[0])};
-    return cg_alloc_call(g, in, FN(vm_new_array), FN(jit_rt_new_array_at), 2, et, ea);
+    return jit_cg_alloc_call(g, in, JIT_FN(vm_new_array), JIT_FN(jit_rt_new_array_at), 2, et, ea);
 }
 
-static gcc_jit_rvalue *slow_clos(Cg *g, const IrInsn *in)
+static gcc_jit_rvalue *slow_clos(JitCg *g, const IrInsn *in)
 {
-    gcc_jit_rvalue *caps = in->imm.i > 0 ? cg_marshal(g, in->src[0], in->imm.i) : cg_marshal(g, 0, 0);
+    gcc_jit_rvalue *caps = in->imm.i > 0 ? jit_cg_marshal(g, in->src[0], in->imm.i) : jit_cg_marshal(g, 0, 0);
     gcc_jit_type *et[2] = {g->t_vptr, g->t_valuep};
     gcc_jit_rvalue *ea[2] = {ptr(g, in->aux), caps};
-    return cg_alloc_call(g, in, FN(vm_new_closure), FN(jit_rt_closure_at), 2, et, ea);
+    return jit_cg_alloc_call(g, in, JIT_FN(vm_new_closure), JIT_FN(jit_rt_closure_at), 2, et, ea);
 }
 
-void cg_emit_new(Cg *g, const IrInsn *in)
+void jit_cg_emit_new(JitCg *g, const IrInsn *in)
 {
     VmClass *c = in->aux;
     size_t size = vm_object_size(c);
@@ -134,7 +134,7 @@ void cg_emit_new(Cg *g, const IrInsn *in)
  * constant offset and may keep the fields in registers.  memset, not
  * typed stores, clears it: each field is then read and written only with
  * its own type, and gcc knows what memset leaves.  Returns its address. */
-static gcc_jit_rvalue *frame_object(Cg *g, const IrInsn *in, size_t bytes)
+static gcc_jit_rvalue *frame_object(JitCg *g, const IrInsn *in, size_t bytes)
 {
     size_t words = (bytes + sizeof(VmValue) - 1) / sizeof(VmValue);
     gcc_jit_lvalue *s = NULL;
@@ -164,12 +164,12 @@ static gcc_jit_rvalue *frame_object(Cg *g, const IrInsn *in, size_t bytes)
         eval(g, gcc_jit_context_new_call(g->c, NULL, g->memset, 3, a));
     } else {
         gcc_jit_type *pt[3] = {g->t_vptr, g->t_int, t_size};
-        eval(g, call(g, FN(memset), g->t_vptr, 3, pt, a));
+        eval(g, call(g, JIT_FN(memset), g->t_vptr, 3, pt, a));
     }
     return o;
 }
 
-void cg_emit_newl(Cg *g, const IrInsn *in)
+void jit_cg_emit_newl(JitCg *g, const IrInsn *in)
 {
     VmClass *c = in->aux;
     gcc_jit_rvalue *o = frame_object(g, in, vm_object_size(c));
@@ -179,7 +179,7 @@ void cg_emit_newl(Cg *g, const IrInsn *in)
     assign(g, g->loc[in->dst], o);
 }
 
-void cg_emit_closl(Cg *g, const IrInsn *in)
+void jit_cg_emit_closl(JitCg *g, const IrInsn *in)
 {
     VmMethod *lam = in->aux;
     if (in->imm.i != (int64_t)lam->ncaps) {
@@ -194,7 +194,7 @@ void cg_emit_closl(Cg *g, const IrInsn *in)
     assign(g, mem(g, o, offsetof(VmClosure, method), g->t_vptr), ptr(g, lam));
     for (int64_t i = 0; i < in->imm.i; i++) {
         int32_t l = in->src[0] + (int32_t)i;
-        assign(g, mem(g, o, offsetof(VmClosure, caps) + (size_t)i * sizeof(VmValue), cg_local_type(g, l)), R(g, l));
+        assign(g, mem(g, o, offsetof(VmClosure, caps) + (size_t)i * sizeof(VmValue), jit_cg_local_type(g, l)), R(g, l));
     }
     assign(g, g->loc[in->dst], o);
 }
@@ -202,7 +202,7 @@ void cg_emit_closl(Cg *g, const IrInsn *in)
 /* Arrays of references with 1..maxn elements take the fast path; the
  * free-list index is computed from the length as vm_gc_fl_index does
  * (checked here for every length of the range). */
-void cg_emit_newa(Cg *g, const IrInsn *in)
+void jit_cg_emit_newa(JitCg *g, const IrInsn *in)
 {
     VmType *ty = in->aux;
     bool refs;
@@ -238,7 +238,7 @@ void cg_emit_newa(Cg *g, const IrInsn *in)
     alloc_join(g, in, o, slow, slow_newa);
 }
 
-void cg_emit_clos(Cg *g, const IrInsn *in)
+void jit_cg_emit_clos(JitCg *g, const IrInsn *in)
 {
     VmMethod *lam = in->aux;
     int idx = vm_gc_fl_index(vm_closure_size(lam));
@@ -253,7 +253,7 @@ void cg_emit_clos(Cg *g, const IrInsn *in)
     assign(g, mem(g, rv(o), offsetof(VmClosure, method), g->t_vptr), ptr(g, lam));
     for (int64_t i = 0; i < in->imm.i; i++) {
         int32_t l = in->src[0] + (int32_t)i;
-        assign(g, mem(g, rv(o), offsetof(VmClosure, caps) + (size_t)i * sizeof(VmValue), cg_local_type(g, l)), R(g, l));
+        assign(g, mem(g, rv(o), offsetof(VmClosure, caps) + (size_t)i * sizeof(VmValue), jit_cg_local_type(g, l)), R(g, l));
     }
     alloc_join(g, in, o, slow, slow_clos);
 }
@@ -262,7 +262,7 @@ void cg_emit_clos(Cg *g, const IrInsn *in)
 
 /* dst = (o is of type ty) as long; o non-null is established by the caller's
  * branch.  Class targets inline the display test of the interpreter. */
-void cg_instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty)
+void jit_cg_instance_test(JitCg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty)
 {
     if (ty->kind == VM_T_CLASS && ty->cls) {
         VmClass *k = ty->cls;
@@ -319,12 +319,12 @@ void cg_instance_test(Cg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmTyp
     }
     gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
     gcc_jit_rvalue *a[2] = {o, ptr(g, ty)};
-    assign(g, dst, call(g, FN(jit_rt_instance_of), g->t_long, 2, pt, a));
+    assign(g, dst, call(g, JIT_FN(jit_rt_instance_of), g->t_long, 2, pt, a));
 }
 
 /* r = value and on to done when cond holds; code continues in a fresh
  * block otherwise. */
-static void settle_if(Cg *g, gcc_jit_rvalue *cond, gcc_jit_lvalue *r, int64_t value, gcc_jit_block *done)
+static void settle_if(JitCg *g, gcc_jit_rvalue *cond, gcc_jit_lvalue *r, int64_t value, gcc_jit_block *done)
 {
     gcc_jit_block *hit = blk(g), *next = blk(g);
     gcc_jit_block_end_with_conditional(g->cur, NULL, cond, hit, next);
@@ -337,7 +337,7 @@ static void settle_if(Cg *g, gcc_jit_rvalue *cond, gcc_jit_lvalue *r, int64_t va
  * string, a null, different lengths, one-byte strings: a parser comparing
  * its current character with literals), the rest in the runtime
  * (vm_string_equal).  Kept short: there are many such sites. */
-void cg_emit_seq(Cg *g, const IrInsn *in)
+void jit_cg_emit_seq(JitCg *g, const IrInsn *in)
 {
     gcc_jit_lvalue *x = temp(g, g->t_vptr), *y = temp(g, g->t_vptr), *r = temp(g, g->t_long);
     gcc_jit_lvalue *len = temp(g, g->t_long);
@@ -362,7 +362,7 @@ void cg_emit_seq(Cg *g, const IrInsn *in)
     g->cur = other;
     gcc_jit_type *pt[2] = {g->t_vptr, g->t_vptr};
     gcc_jit_rvalue *args[2] = {rv(x), rv(y)};
-    assign(g, r, call(g, FN(jit_rt_seq), g->t_long, 2, pt, args));
+    assign(g, r, call(g, JIT_FN(jit_rt_seq), g->t_long, 2, pt, args));
     gcc_jit_block_end_with_jump(g->cur, NULL, done);
     g->cur = done;
     assign(g, g->loc[in->dst], rv(r));

@@ -44,13 +44,13 @@ static char *xstrdup(const char *s)
 
 /* ---- module tables ------------------------------------------------------- */
 
-static uint32_t add_type(EmProg *p, uint8_t kind, uint32_t ref, uint32_t ret, uint32_t *params, uint32_t n)
+static uint32_t add_type(TlEmProg *p, uint8_t kind, uint32_t ref, uint32_t ret, uint32_t *params, uint32_t n)
 {
     VmType t = {.kind = kind, .ref = ref, .ret = ret, .nparams = n, .params = params};
     return vm_module_add_type(p->m, &t);
 }
 
-uint32_t em_vmtype(EmProg *p, TlType *t)
+uint32_t tl_em_vmtype(TlEmProg *p, TlType *t)
 {
     TlCompiler *c = p->c;
     t = tl_erase(c, t);
@@ -67,14 +67,14 @@ uint32_t em_vmtype(EmProg *p, TlType *t)
         r = add_type(p, t->cls->is_iface ? VM_T_IFACE : VM_T_CLASS, t->cls->vm, 0, NULL, 0);
         break;
     case TY_ARRAY:
-        r = add_type(p, VM_T_ARRAY, em_vmtype(p, t->elem), 0, NULL, 0);
+        r = add_type(p, VM_T_ARRAY, tl_em_vmtype(p, t->elem), 0, NULL, 0);
         break;
     case TY_FUNC: {
         uint32_t small[16];
         uint32_t *ps = t->nargs <= 16 ? small : xrealloc(NULL, t->nargs * sizeof *ps);
         for (uint32_t i = 0; i < t->nargs; i++)
-            ps[i] = em_vmtype(p, t->args[i]);
-        uint32_t ret = em_vmtype(p, t->ret);
+            ps[i] = tl_em_vmtype(p, t->args[i]);
+        uint32_t ret = tl_em_vmtype(p, t->ret);
         r = add_type(p, VM_T_FUNC, 0, ret, ps, t->nargs);
         if (ps != small)
             free(ps);
@@ -96,7 +96,7 @@ static uint64_t hash_bytes(const char *s, uint32_t n)
     return h;
 }
 
-uint32_t em_const(EmProg *p, const char *bytes, uint32_t len)
+uint32_t tl_em_const(TlEmProg *p, const char *bytes, uint32_t len)
 {
     VmModule *m = p->m;
     if ((m->nconsts + 1) * 2 > p->ccap) {
@@ -132,8 +132,8 @@ uint32_t em_const(EmProg *p, const char *bytes, uint32_t len)
     return m->nconsts++;
 }
 
-uint32_t em_native(EmProg *p, const char *symbol, const char *lib, const uint32_t *params,
-                   uint32_t nparams, uint32_t ret)
+uint32_t tl_em_native(TlEmProg *p, const char *symbol, const char *lib, const uint32_t *params,
+                      uint32_t nparams, uint32_t ret)
 {
     TlCompiler *c = p->c;
     const char *key = tl_intern(c, symbol, strlen(symbol));
@@ -166,7 +166,7 @@ uint32_t em_native(EmProg *p, const char *symbol, const char *lib, const uint32_
     return idx;
 }
 
-uint32_t em_new_method(EmProg *p)
+uint32_t tl_em_new_method(TlEmProg *p)
 {
     VmModule *m = p->m;
     if (m->nmethods >= p->capmethods) {
@@ -180,7 +180,7 @@ uint32_t em_new_method(EmProg *p)
 
 /* ---- per-method code ------------------------------------------------------ */
 
-void em_init(Em *E, EmProg *p, const char *name, TlFile *file)
+void tl_em_init(TlEm *E, TlEmProg *p, const char *name, TlFile *file)
 {
     memset(E, 0, sizeof *E);
     E->p = p;
@@ -189,7 +189,7 @@ void em_init(Em *E, EmProg *p, const char *name, TlFile *file)
     E->file = file;
 }
 
-void em_free(Em *E)
+void tl_em_free(TlEm *E)
 {
     free(E->code);
     free(E->lines);
@@ -206,7 +206,7 @@ void em_free(Em *E)
     free(E->capregs);
 }
 
-uint32_t em_opk(Em *E, VmOp op, int32_t a, int32_t b, int32_t c, int64_t k)
+uint32_t tl_em_opk(TlEm *E, VmOp op, int32_t a, int32_t b, int32_t c, int64_t k)
 {
     if (E->line && (E->nlines == 0 || E->lines[E->nlines - 1].line != E->line)) {
         if (E->nlines && E->lines[E->nlines - 1].pc == E->ncode) {
@@ -229,26 +229,26 @@ uint32_t em_opk(Em *E, VmOp op, int32_t a, int32_t b, int32_t c, int64_t k)
     return E->ncode++;
 }
 
-uint32_t em_op(Em *E, VmOp op, int32_t a, int32_t b, int32_t c)
+uint32_t tl_em_op(TlEm *E, VmOp op, int32_t a, int32_t b, int32_t c)
 {
-    return em_opk(E, op, a, b, c, 0);
+    return tl_em_opk(E, op, a, b, c, 0);
 }
 
-uint32_t em_opf(Em *E, VmOp op, int32_t a, double f)
+uint32_t tl_em_opf(TlEm *E, VmOp op, int32_t a, double f)
 {
-    uint32_t pc = em_opk(E, op, a, 0, 0, 0);
+    uint32_t pc = tl_em_opk(E, op, a, 0, 0, 0);
     E->code[pc].k.f = f;
     return pc;
 }
 
-int32_t em_label(Em *E)
+int32_t tl_em_label(TlEm *E)
 {
     GROW(E->labels, E->nlabels, E->caplabels);
     E->labels[E->nlabels] = -1;
     return (int32_t)E->nlabels++;
 }
 
-void em_place(Em *E, int32_t label)
+void tl_em_place(TlEm *E, int32_t label)
 {
     E->labels[label] = (int32_t)E->ncode;
 }
@@ -268,7 +268,7 @@ static int target_slot(VmOp op)
     return -1;
 }
 
-void em_jump(Em *E, VmOp op, int32_t a, int32_t b, int32_t label)
+void tl_em_jump(TlEm *E, VmOp op, int32_t a, int32_t b, int32_t label)
 {
     int slot = target_slot(op);
     int32_t ops[3] = {a, b, 0};
@@ -279,12 +279,12 @@ void em_jump(Em *E, VmOp op, int32_t a, int32_t b, int32_t label)
     } else {
         ops[2] = label;
     }
-    uint32_t pc = em_op(E, op, ops[0], ops[1], ops[2]);
+    uint32_t pc = tl_em_op(E, op, ops[0], ops[1], ops[2]);
     GROW(E->fix, E->nfix, E->capfix);
     E->fix[E->nfix++] = pc;
 }
 
-bool em_terminated(Em *E)
+bool tl_em_terminated(TlEm *E)
 {
     if (!E->ncode)
         return false;
@@ -301,17 +301,17 @@ bool em_terminated(Em *E)
 
 /* ---- registers ----------------------------------------------------------- */
 
-uint32_t em_regtype(Em *E, int32_t r)
+uint32_t tl_em_regtype(TlEm *E, int32_t r)
 {
     return E->regs[r];
 }
 
-bool em_assignable(Em *E, uint32_t from, uint32_t to)
+bool tl_em_assignable(TlEm *E, uint32_t from, uint32_t to)
 {
     return vm_type_assignable(E->p->m, from, to);
 }
 
-int32_t em_new_reg(Em *E, uint32_t type)
+int32_t tl_em_new_reg(TlEm *E, uint32_t type)
 {
     GROW(E->regs, E->nregs, E->capregs_);
     if (E->nregs >= E->capbusy) {
@@ -323,7 +323,7 @@ int32_t em_new_reg(Em *E, uint32_t type)
     return (int32_t)E->nregs++;
 }
 
-static EmFree *free_list(Em *E, uint32_t type)
+static TlEmFree *free_list(TlEm *E, uint32_t type)
 {
     if (type >= E->nfree) {
         uint32_t n = type + 16;
@@ -334,9 +334,9 @@ static EmFree *free_list(Em *E, uint32_t type)
     return &E->free[type];
 }
 
-int32_t em_local_reg(Em *E, uint32_t type)
+int32_t tl_em_local_reg(TlEm *E, uint32_t type)
 {
-    EmFree *f = free_list(E, type);
+    TlEmFree *f = free_list(E, type);
     while (f->n) {
         int32_t r = f->regs[--f->n];
         if (!E->busy[r]) {
@@ -344,43 +344,43 @@ int32_t em_local_reg(Em *E, uint32_t type)
             return r;
         }
     }
-    return em_new_reg(E, type);
+    return tl_em_new_reg(E, type);
 }
 
 /* Takes register r as a temporary if it is free and of exactly this type
  * (a dead operand becoming the result of the instruction reading it). */
-bool em_take(Em *E, int32_t r, uint32_t type)
+bool tl_em_take(TlEm *E, int32_t r, uint32_t type)
 {
     if (r < 0 || (uint32_t)r >= E->nregs || E->busy[r] || E->regs[r] != type)
         return false;
-    /* its free-list entry goes stale: em_local_reg skips busy entries */
+    /* its free-list entry goes stale: tl_em_local_reg skips busy entries */
     E->busy[r] = 1;
     GROW(E->temps, E->ntemps, E->captemps);
     E->temps[E->ntemps++] = r;
     return true;
 }
 
-int32_t em_temp(Em *E, uint32_t type)
+int32_t tl_em_temp(TlEm *E, uint32_t type)
 {
-    int32_t r = em_local_reg(E, type);
+    int32_t r = tl_em_local_reg(E, type);
     GROW(E->temps, E->ntemps, E->captemps);
     E->temps[E->ntemps++] = r;
     return r;
 }
 
-void em_release(Em *E, int32_t r)
+void tl_em_release(TlEm *E, int32_t r)
 {
     if (r < 0 || (uint32_t)r >= E->nregs || !E->busy[r])
         return;
     E->busy[r] = 0;
-    EmFree *f = free_list(E, E->regs[r]);
+    TlEmFree *f = free_list(E, E->regs[r]);
     GROW(f->regs, f->n, f->cap);
     f->regs[f->n++] = r;
 }
 
 /* Consecutive temporaries of the given types (call arguments): reuses a
  * free run of matching registers near the top, else appends. */
-int32_t em_block(Em *E, const uint32_t *types, uint32_t n)
+int32_t tl_em_block(TlEm *E, const uint32_t *types, uint32_t n)
 {
     int32_t base = -1;
     if (n == 0)
@@ -407,7 +407,7 @@ int32_t em_block(Em *E, const uint32_t *types, uint32_t n)
         for (uint32_t i = 0; i < k; i++)
             E->busy[base + i] = 1;
         for (uint32_t i = k; i < n; i++)
-            em_new_reg(E, types[i]);
+            tl_em_new_reg(E, types[i]);
     } else {
         for (uint32_t i = 0; i < n; i++)
             E->busy[base + i] = 1;
@@ -419,40 +419,40 @@ int32_t em_block(Em *E, const uint32_t *types, uint32_t n)
     return base;
 }
 
-static void release_temps(Em *E, uint32_t mark)
+static void release_temps(TlEm *E, uint32_t mark)
 {
     while (E->ntemps > mark)
-        em_release(E, E->temps[--E->ntemps]);
+        tl_em_release(E, E->temps[--E->ntemps]);
 }
 
-static void bind_local(Em *E, TlLocal *l, int32_t r)
+static void bind_local(TlEm *E, TlLocal *l, int32_t r)
 {
     l->reg = r;
     GROW(E->locals, E->nlocals, E->caplocals);
     E->locals[E->nlocals++] = l;
 }
 
-static void release_locals(Em *E, uint32_t mark)
+static void release_locals(TlEm *E, uint32_t mark)
 {
     while (E->nlocals > mark) {
         TlLocal *l = E->locals[--E->nlocals];
         if (l->reg >= 0)
-            em_release(E, l->reg);
+            tl_em_release(E, l->reg);
     }
 }
 
 /* Ends the method: a final return where control can reach the end, labels
  * resolved; writes code, registers and lines into method `index`. */
-void em_finish_method(Em *E, uint32_t index)
+void tl_em_finish_method(TlEm *E, uint32_t index)
 {
-    if (!em_terminated(E)) {
+    if (!tl_em_terminated(E)) {
         if (E->vm_ret == E->p->vt_void) {
-            em_op(E, VM_OP_RETV, 0, 0, 0);
+            tl_em_op(E, VM_OP_RETV, 0, 0, 0);
         } else {
             /* unreachable (the checker proved a return), but the verifier
              * wants no fall-through: return a zeroed register */
-            int32_t r = em_local_reg(E, E->vm_ret);
-            em_op(E, VM_OP_RET, r, 0, 0);
+            int32_t r = tl_em_local_reg(E, E->vm_ret);
+            tl_em_op(E, VM_OP_RET, r, 0, 0);
         }
     }
     for (uint32_t i = 0; i < E->nfix; i++) {
@@ -477,9 +477,9 @@ void em_finish_method(Em *E, uint32_t index)
 
 /* ---- statements ---------------------------------------------------------- */
 
-static void stmt(Em *E, TlStmt *s);
+static void stmt(TlEm *E, TlStmt *s);
 
-static void block(Em *E, TlStmt *s)
+static void block(TlEm *E, TlStmt *s)
 {
     uint32_t mark = E->nlocals;
     for (uint32_t i = 0; i < s->n; i++)
@@ -487,7 +487,7 @@ static void block(Em *E, TlStmt *s)
     release_locals(E, mark);
 }
 
-static void assign(Em *E, TlStmt *s)
+static void assign(TlEm *E, TlStmt *s)
 {
     TlExpr *t = s->e;
     TlCompiler *c = E->c;
@@ -513,21 +513,21 @@ static void assign(Em *E, TlStmt *s)
     TlExpr *val = bop ? &bin : s->e2;
     if (t->kind == E_NAME && t->rk == R_LOCAL) {
         TlLocal *l = t->sym;
-        em_expr(E, val, l->reg);
+        tl_em_expr(E, val, l->reg);
         return;
     }
     if (t->kind == E_NAME && t->rk == R_GLOBAL) {
         TlGlobal *g = t->sym;
-        uint32_t gt = em_vmtype(E->p, g->type);
-        int32_t r = em_coerce(E, em_expr(E, val, -1), gt);
+        uint32_t gt = tl_em_vmtype(E->p, g->type);
+        int32_t r = tl_em_coerce(E, tl_em_expr(E, val, -1), gt);
         E->line = s->pos.line;
-        em_op(E, VM_OP_STG, (int32_t)g->vm, r, 0);
+        tl_em_op(E, VM_OP_STG, (int32_t)g->vm, r, 0);
         return;
     }
     if (t->kind == E_INDEX) {
-        uint32_t at = em_vmtype(E->p, t->a->type);
-        int32_t a = em_coerce(E, em_expr(E, t->a, -1), at);
-        int32_t i = em_expr(E, t->b, -1);
+        uint32_t at = tl_em_vmtype(E->p, t->a->type);
+        int32_t a = tl_em_coerce(E, tl_em_expr(E, t->a, -1), at);
+        int32_t i = tl_em_expr(E, t->b, -1);
         TlType *et = t->a->type->elem;
         uint32_t evt = E->p->m->types[at].ref;
         int32_t v;
@@ -537,73 +537,73 @@ static void assign(Em *E, TlStmt *s)
         put = k == VM_T_INT ? VM_OP_APUTI : k == VM_T_FLOAT ? VM_OP_APUTF : k == VM_T_BOOL ? VM_OP_APUTB : VM_OP_APUTR;
         if (bop) {
             uint32_t mark = E->ntemps;   /* above a and i, still needed */
-            int32_t old = em_temp(E, evt);
+            int32_t old = tl_em_temp(E, evt);
             E->line = s->pos.line;
-            em_op(E, get, old, a, i);
-            int32_t rhs = em_expr(E, s->e2, -1);
-            v = em_binop_regs(E, bop, et, old, rhs, -1, mark);
+            tl_em_op(E, get, old, a, i);
+            int32_t rhs = tl_em_expr(E, s->e2, -1);
+            v = tl_em_binop_regs(E, bop, et, old, rhs, -1, mark);
         } else {
-            v = em_expr(E, s->e2, -1);
+            v = tl_em_expr(E, s->e2, -1);
         }
-        v = em_coerce(E, v, evt);
+        v = tl_em_coerce(E, v, evt);
         E->line = s->pos.line;
-        em_op(E, put, a, i, v);
+        tl_em_op(E, put, a, i, v);
         return;
     }
     if (t->kind == E_MEMBER && t->rk == R_FIELD) {
         TlField *f = t->sym;
-        uint32_t ot = em_vmtype(E->p, t->a->type);
-        int32_t o = em_coerce(E, em_expr(E, t->a, -1), ot);
-        uint32_t ft = em_vmtype(E->p, f->type);
+        uint32_t ot = tl_em_vmtype(E->p, t->a->type);
+        int32_t o = tl_em_coerce(E, tl_em_expr(E, t->a, -1), ot);
+        uint32_t ft = tl_em_vmtype(E->p, f->type);
         int32_t v;
         if (bop) {
             uint32_t mark = E->ntemps;   /* above o, still needed */
-            int32_t old = em_temp(E, ft);
+            int32_t old = tl_em_temp(E, ft);
             E->line = s->pos.line;
-            em_op(E, VM_OP_GETF, old, o, (int32_t)f->vm);
+            tl_em_op(E, VM_OP_GETF, old, o, (int32_t)f->vm);
             /* a generic field holds Object: operate on the declared type */
-            int32_t oldc = em_coerce(E, old, em_vmtype(E->p, t->type));
-            int32_t rhs = em_expr(E, s->e2, -1);
-            v = em_binop_regs(E, bop, t->type, oldc, rhs, -1, mark);
+            int32_t oldc = tl_em_coerce(E, old, tl_em_vmtype(E->p, t->type));
+            int32_t rhs = tl_em_expr(E, s->e2, -1);
+            v = tl_em_binop_regs(E, bop, t->type, oldc, rhs, -1, mark);
         } else {
-            v = em_expr(E, s->e2, -1);
+            v = tl_em_expr(E, s->e2, -1);
         }
-        v = em_coerce(E, v, ft);
+        v = tl_em_coerce(E, v, ft);
         E->line = s->pos.line;
-        em_op(E, VM_OP_PUTF, o, (int32_t)f->vm, v);
+        tl_em_op(E, VM_OP_PUTF, o, (int32_t)f->vm, v);
         return;
     }
     (void)c;
 }
 
-static void loop_body(Em *E, TlStmt *body, int32_t brk, int32_t cont)
+static void loop_body(TlEm *E, TlStmt *body, int32_t brk, int32_t cont)
 {
     GROW(E->loops, E->nloops, E->caploops);
-    E->loops[E->nloops++] = (EmLoop){brk, cont};
+    E->loops[E->nloops++] = (TlEmLoop){brk, cont};
     block(E, body);
     E->nloops--;
 }
 
 /* `for i in a..b`: the counter register is the variable; LOOP is the back
  * edge, guarded once before the first iteration. */
-static void for_stmt(Em *E, TlStmt *s)
+static void for_stmt(TlEm *E, TlStmt *s)
 {
     uint32_t vi = E->p->vt_int;
     uint32_t mark = E->nlocals;
-    int32_t ri = em_local_reg(E, vi);
-    em_expr(E, s->e, ri);
+    int32_t ri = tl_em_local_reg(E, vi);
+    tl_em_expr(E, s->e, ri);
     int32_t rend;
     TlExpr *b = s->e2;
     bool const_end = b->kind == E_INT;
     if (b->kind == E_NAME && b->rk == R_LOCAL) {
         TlLocal *l = b->sym;
         if (!l->mutable_ || l->loopvar || b->aux >= 0) {
-            rend = em_local_of(E, l, b->aux);
+            rend = tl_em_local_of(E, l, b->aux);
             goto have_end;
         }
     }
-    rend = em_local_reg(E, vi);
-    em_expr(E, b, rend);
+    rend = tl_em_local_reg(E, vi);
+    tl_em_expr(E, b, rend);
     {
         /* registered as a local so it is released with the loop */
         TlLocal *hidden = tl_alloc(E->c, sizeof *hidden);
@@ -612,31 +612,31 @@ static void for_stmt(Em *E, TlStmt *s)
         E->locals[E->nlocals++] = hidden;
     }
 have_end:;
-    int32_t top = em_label(E), cont = em_label(E), brk = em_label(E);
+    int32_t top = tl_em_label(E), cont = tl_em_label(E), brk = tl_em_label(E);
     E->line = s->pos.line;
     bool skip_guard = const_end && s->e->kind == E_INT && s->e->ival < b->ival;
     if (!skip_guard) {
         if (const_end && b->ival >= INT32_MIN && b->ival <= INT32_MAX)
-            em_jump(E, VM_OP_JGES, ri, (int32_t)b->ival, brk);
+            tl_em_jump(E, VM_OP_JGES, ri, (int32_t)b->ival, brk);
         else if (s->e->kind == E_INT && s->e->ival >= INT32_MIN && s->e->ival <= INT32_MAX)
-            em_jump(E, VM_OP_JLES, rend, (int32_t)s->e->ival, brk);
+            tl_em_jump(E, VM_OP_JLES, rend, (int32_t)s->e->ival, brk);
         else
-            em_jump(E, VM_OP_JLE, rend, ri, brk);
+            tl_em_jump(E, VM_OP_JLE, rend, ri, brk);
     }
-    em_place(E, top);
+    tl_em_place(E, top);
     bind_local(E, s->local, ri);
     uint32_t inner = E->nlocals;
     loop_body(E, s->body, brk, cont);
     release_locals(E, inner);
-    em_place(E, cont);
+    tl_em_place(E, cont);
     E->line = s->pos.line;
-    em_jump(E, VM_OP_LOOP, ri, rend, top);
-    em_place(E, brk);
+    tl_em_jump(E, VM_OP_LOOP, ri, rend, top);
+    tl_em_place(E, brk);
     /* the loop variable's register stays busy until here */
     release_locals(E, mark);
     if (E->nlocals > mark)
         E->nlocals = mark;
-    em_release(E, ri);
+    tl_em_release(E, ri);
 }
 
 /* Might the value of e be wider at run time than its static type says
@@ -659,7 +659,7 @@ static bool maybe_widened(TlExpr *e)
 
 /* The label a body consisting of only `break;` or `continue;` jumps to
  * (possibly nested in plain blocks), else -1. */
-static int32_t jump_only(Em *E, TlStmt *body)
+static int32_t jump_only(TlEm *E, TlStmt *body)
 {
     while (body && body->kind == S_BLOCK && body->n == 1)
         body = body->stmts[0];
@@ -672,14 +672,14 @@ static int32_t jump_only(Em *E, TlStmt *body)
     return -1;
 }
 
-static void stmt(Em *E, TlStmt *s)
+static void stmt(TlEm *E, TlStmt *s)
 {
     uint32_t tmark = E->ntemps;
     E->line = s->pos.line;
     switch ((TlStmtKind)s->kind) {
     case S_LET:
     case S_VAR: {
-        uint32_t want = em_vmtype(E->p, s->local->type);
+        uint32_t want = tl_em_vmtype(E->p, s->local->type);
         TlType *lt = s->local->type;
         if ((lt->kind == TY_ARRAY || lt->kind == TY_FUNC) && maybe_widened(s->e)) {
             /* a value read from a generic member (an Object, or a function
@@ -687,15 +687,15 @@ static void stmt(Em *E, TlStmt *s)
              * type and its uses cast or adapt it.  (An array of a type
              * parameter has an erased array type from the checker, whose
              * VM type is already the Object[] it is at run time.) */
-            int32_t v = em_expr(E, s->e, -1);
-            uint32_t vt = em_regtype(E, v);
-            int32_t r = em_local_reg(E, em_assignable(E, vt, want) ? want : vt);
-            em_coerce_into(E, v, r);
+            int32_t v = tl_em_expr(E, s->e, -1);
+            uint32_t vt = tl_em_regtype(E, v);
+            int32_t r = tl_em_local_reg(E, tl_em_assignable(E, vt, want) ? want : vt);
+            tl_em_coerce_into(E, v, r);
             bind_local(E, s->local, r);
             break;
         }
-        int32_t r = em_local_reg(E, want);
-        em_expr(E, s->e, r);
+        int32_t r = tl_em_local_reg(E, want);
+        tl_em_expr(E, s->e, r);
         bind_local(E, s->local, r);
         break;
     }
@@ -703,66 +703,66 @@ static void stmt(Em *E, TlStmt *s)
         assign(E, s);
         break;
     case S_EXPR:
-        em_expr(E, s->e, -1);
+        tl_em_expr(E, s->e, -1);
         break;
     case S_IF: {
-        int32_t end = em_label(E);
+        int32_t end = tl_em_label(E);
         for (; s && s->kind == S_IF; s = s->els) {
             E->line = s->pos.line;
             int32_t target = jump_only(E, s->body);
             if (target >= 0) {
                 /* `if c { break; }`: one conditional jump to the target */
-                em_cond(E, s->e, true, target);
+                tl_em_cond(E, s->e, true, target);
                 release_temps(E, tmark);
                 continue;
             }
-            int32_t next = em_label(E);
-            em_cond(E, s->e, false, next);
+            int32_t next = tl_em_label(E);
+            tl_em_cond(E, s->e, false, next);
             release_temps(E, tmark);
             block(E, s->body);
-            if (s->els && !em_terminated(E))
-                em_jump(E, VM_OP_JMP, 0, 0, end);
-            em_place(E, next);
+            if (s->els && !tl_em_terminated(E))
+                tl_em_jump(E, VM_OP_JMP, 0, 0, end);
+            tl_em_place(E, next);
         }
         if (s)
             block(E, s);
-        em_place(E, end);
+        tl_em_place(E, end);
         break;
     }
     case S_WHILE: {
-        int32_t top = em_label(E), cont = em_label(E), brk = em_label(E);
+        int32_t top = tl_em_label(E), cont = tl_em_label(E), brk = tl_em_label(E);
         bool forever = s->e->kind == E_BOOL && s->e->ival;
         if (!forever && !(s->e->kind == E_BOOL))
-            em_jump(E, VM_OP_JMP, 0, 0, cont);
+            tl_em_jump(E, VM_OP_JMP, 0, 0, cont);
         else if (!forever)
-            em_jump(E, VM_OP_JMP, 0, 0, brk);
-        em_place(E, top);
+            tl_em_jump(E, VM_OP_JMP, 0, 0, brk);
+        tl_em_place(E, top);
         loop_body(E, s->body, brk, forever ? top : cont);
-        em_place(E, cont);
+        tl_em_place(E, cont);
         E->line = s->pos.line;
         if (forever)
-            em_jump(E, VM_OP_JMP, 0, 0, top);
+            tl_em_jump(E, VM_OP_JMP, 0, 0, top);
         else if (s->e->kind != E_BOOL)
-            em_cond(E, s->e, true, top);
-        em_place(E, brk);
+            tl_em_cond(E, s->e, true, top);
+        tl_em_place(E, brk);
         break;
     }
     case S_FOR:
         for_stmt(E, s);
         break;
     case S_BREAK:
-        em_jump(E, VM_OP_JMP, 0, 0, E->loops[E->nloops - 1].brk);
+        tl_em_jump(E, VM_OP_JMP, 0, 0, E->loops[E->nloops - 1].brk);
         break;
     case S_CONTINUE:
-        em_jump(E, VM_OP_JMP, 0, 0, E->loops[E->nloops - 1].cont);
+        tl_em_jump(E, VM_OP_JMP, 0, 0, E->loops[E->nloops - 1].cont);
         break;
     case S_RETURN:
         if (s->e) {
-            int32_t r = em_coerce(E, em_expr(E, s->e, -1), E->vm_ret);
+            int32_t r = tl_em_coerce(E, tl_em_expr(E, s->e, -1), E->vm_ret);
             E->line = s->pos.line;
-            em_op(E, VM_OP_RET, r, 0, 0);
+            tl_em_op(E, VM_OP_RET, r, 0, 0);
         } else {
-            em_op(E, VM_OP_RETV, 0, 0, 0);
+            tl_em_op(E, VM_OP_RETV, 0, 0, 0);
         }
         break;
     case S_BLOCK:
@@ -776,7 +776,7 @@ static void stmt(Em *E, TlStmt *s)
 
 /* ---- methods ------------------------------------------------------------- */
 
-void em_set_header(EmProg *p, uint32_t index, const char *name, uint32_t flags, uint32_t owner,
+void tl_em_set_header(TlEmProg *p, uint32_t index, const char *name, uint32_t flags, uint32_t owner,
                        const uint32_t *params, uint32_t nparams, uint32_t ret)
 {
     VmMethod *mm = &p->m->methods[index];
@@ -792,15 +792,15 @@ void em_set_header(EmProg *p, uint32_t index, const char *name, uint32_t flags, 
 }
 
 /* The VM parameter types of a method: receiver (if any), erased params. */
-static uint32_t *vm_params(EmProg *p, TlMethod *m, bool receiver, uint32_t *n)
+static uint32_t *vm_params(TlEmProg *p, TlMethod *m, bool receiver, uint32_t *n)
 {
     uint32_t k = receiver ? 1 : 0;
     *n = m->nparams + k;
     uint32_t *ps = xrealloc(NULL, (*n ? *n : 1) * sizeof *ps);
     if (receiver)
-        ps[0] = em_vmtype(p, m->owner->self_type);
+        ps[0] = tl_em_vmtype(p, m->owner->self_type);
     for (uint32_t i = 0; i < m->nparams; i++)
-        ps[i + k] = em_vmtype(p, m->eparams ? m->eparams[i] : m->params[i]);
+        ps[i + k] = tl_em_vmtype(p, m->eparams ? m->eparams[i] : m->params[i]);
     return ps;
 }
 
@@ -814,14 +814,14 @@ static const char *method_name(TlCompiler *c, TlMethod *m)
     return s;
 }
 
-static void emit_method(EmProg *p, TlMethod *m)
+static void emit_method(TlEmProg *p, TlMethod *m)
 {
     TlCompiler *c = p->c;
-    Em E;
-    em_init(&E, p, method_name(c, m), m->file);
+    TlEm E;
+    tl_em_init(&E, p, method_name(c, m), m->file);
     VmMethod *mm = &p->m->methods[m->vm];
     for (uint32_t i = 0; i < mm->nparams; i++)
-        em_new_reg(&E, mm->regs[i]);
+        tl_em_new_reg(&E, mm->regs[i]);
     E.ret = m->ret;
     E.vm_ret = mm->ret;
     E.line = m->pos.line;
@@ -834,34 +834,34 @@ static void emit_method(EmProg *p, TlMethod *m)
         TlLocal *l = fn->params[i].local;
         if (!l)
             continue;
-        uint32_t want = em_vmtype(p, l->type);
+        uint32_t want = tl_em_vmtype(p, l->type);
         int32_t r = (int32_t)(i + k);
         if (want != E.regs[r]) {
             /* the VM signature is an inherited erasure: convert on entry */
-            int32_t nr = em_new_reg(&E, want);
-            em_coerce_into(&E, r, nr);
+            int32_t nr = tl_em_new_reg(&E, want);
+            tl_em_coerce_into(&E, r, nr);
             r = nr;
         }
         l->reg = r;
     }
     block(&E, fn->body);
-    em_finish_method(&E, m->vm);
-    em_free(&E);
+    tl_em_finish_method(&E, m->vm);
+    tl_em_free(&E);
 }
 
 /* A bridge (check.c add_bridge): the interface method's erased signature;
  * converts the arguments to the erasure of the method it stands for, calls
  * that method virtually on the receiver (so overrides in subclasses run),
  * converts the result back. */
-static void emit_bridge(EmProg *p, TlMethod *b)
+static void emit_bridge(TlEmProg *p, TlMethod *b)
 {
     TlCompiler *c = p->c;
-    Em E;
-    em_init(&E, p, method_name(c, b), b->file);
+    TlEm E;
+    tl_em_init(&E, p, method_name(c, b), b->file);
     const VmMethod *bm = &p->m->methods[b->vm];
     uint32_t n = bm->nparams;
     for (uint32_t i = 0; i < n; i++)
-        em_new_reg(&E, bm->regs[i]);
+        tl_em_new_reg(&E, bm->regs[i]);
     E.ret = b->ret;
     E.vm_ret = bm->ret;
     E.line = b->pos.line;
@@ -871,41 +871,41 @@ static void emit_bridge(EmProg *p, TlMethod *b)
     uint32_t *tps = xrealloc(NULL, (n ? n : 1) * sizeof *tps);
     if (tm->nparams == n && n)
         memcpy(tps, tm->regs, n * sizeof *tps);
-    int32_t base = em_block(&E, tps, n);
+    int32_t base = tl_em_block(&E, tps, n);
     for (uint32_t i = 0; i < n; i++)
-        em_coerce_into(&E, (int32_t)i, base + (int32_t)i);
+        tl_em_coerce_into(&E, (int32_t)i, base + (int32_t)i);
     free(tps);
     if (tret == p->vt_void) {
-        em_op(&E, VM_OP_CALLV, -1, base, (int32_t)b->bridge_to->vm);
-        em_op(&E, VM_OP_RETV, 0, 0, 0);
+        tl_em_op(&E, VM_OP_CALLV, -1, base, (int32_t)b->bridge_to->vm);
+        tl_em_op(&E, VM_OP_RETV, 0, 0, 0);
     } else {
-        int32_t d = em_temp(&E, tret);
-        em_op(&E, VM_OP_CALLV, d, base, (int32_t)b->bridge_to->vm);
-        em_op(&E, VM_OP_RET, em_coerce(&E, d, E.vm_ret), 0, 0);
+        int32_t d = tl_em_temp(&E, tret);
+        tl_em_op(&E, VM_OP_CALLV, d, base, (int32_t)b->bridge_to->vm);
+        tl_em_op(&E, VM_OP_RET, tl_em_coerce(&E, d, E.vm_ret), 0, 0);
     }
-    em_finish_method(&E, b->vm);
-    em_free(&E);
+    tl_em_finish_method(&E, b->vm);
+    tl_em_free(&E);
 }
 
-void em_emit_lambda_body(Em *E, TlLambda *lam, uint32_t index)
+void tl_em_emit_lambda_body(TlEm *E, TlLambda *lam, uint32_t index)
 {
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     VmMethod *mm = &p->m->methods[index];
     for (uint32_t i = 0; i < mm->nparams; i++)
-        em_new_reg(E, mm->regs[i]);
+        tl_em_new_reg(E, mm->regs[i]);
     E->lambda = lam;
     E->ret = lam->type->ret;
     E->vm_ret = mm->ret;
     E->line = lam->fn.pos.line;
     E->capregs = xrealloc(NULL, (lam->ncaps ? lam->ncaps : 1) * sizeof *E->capregs);
     for (uint32_t i = 0; i < lam->ncaps; i++) {
-        E->capregs[i] = em_new_reg(E, mm->caps[i]);
-        em_op(E, VM_OP_LDCAP, E->capregs[i], (int32_t)i, 0);
+        E->capregs[i] = tl_em_new_reg(E, mm->caps[i]);
+        tl_em_op(E, VM_OP_LDCAP, E->capregs[i], (int32_t)i, 0);
     }
     for (uint32_t i = 0; i < lam->fn.nparams; i++)
         lam->fn.params[i].local->reg = (int32_t)i + 1;
     block(E, lam->fn.body);
-    em_finish_method(E, index);
+    tl_em_finish_method(E, index);
 }
 
 /* ---- program ------------------------------------------------------------- */
@@ -923,7 +923,7 @@ static char *stem(const char *path)
     return s;
 }
 
-static void layout_classes(EmProg *p)
+static void layout_classes(TlEmProg *p)
 {
     TlCompiler *c = p->c;
     VmModule *m = p->m;
@@ -954,19 +954,19 @@ static void layout_classes(EmProg *p)
             memset(vf, 0, sizeof *vf);
             vf->name = xstrdup(f->name);
             vf->owner = i;
-            vf->type = em_vmtype(p, f->type);
+            vf->type = tl_em_vmtype(p, f->type);
             f->vm = m->nfields++;
         }
     }
 }
 
-static void declare_method(EmProg *p, TlMethod *m)
+static void declare_method(TlEmProg *p, TlMethod *m)
 {
     TlCompiler *c = p->c;
     uint32_t n;
     if (m->kind == M_EXTERN) {
         uint32_t *ps = vm_params(p, m, false, &n);
-        m->vm = em_native(p, m->name, m->fn->lib, ps, n, em_vmtype(p, m->ret));
+        m->vm = tl_em_native(p, m->name, m->fn->lib, ps, n, tl_em_vmtype(p, m->ret));
         free(ps);
         return;
     }
@@ -977,13 +977,13 @@ static void declare_method(EmProg *p, TlMethod *m)
         flags |= VM_M_STATIC;
     if (m->is_abstract)
         flags |= VM_M_ABSTRACT;
-    m->vm = em_new_method(p);
-    uint32_t ret = em_vmtype(p, m->eret ? m->eret : m->ret);
-    em_set_header(p, m->vm, method_name(c, m), flags, m->owner ? m->owner->vm : VM_NONE, ps, n, ret);
+    m->vm = tl_em_new_method(p);
+    uint32_t ret = tl_em_vmtype(p, m->eret ? m->eret : m->ret);
+    tl_em_set_header(p, m->vm, method_name(c, m), flags, m->owner ? m->owner->vm : VM_NONE, ps, n, ret);
     free(ps);
 }
 
-static void emit_init(EmProg *p)
+static void emit_init(TlEmProg *p)
 {
     TlCompiler *c = p->c;
     if (!c->ngvars)
@@ -1005,10 +1005,10 @@ static void emit_init(EmProg *p)
             snprintf(name, sizeof name, "$init");
         else
             snprintf(name, sizeof name, "$init$%u", f->index);
-        uint32_t idx = em_new_method(p);
-        em_set_header(p, idx, name, VM_M_STATIC, VM_NONE, NULL, 0, p->vt_void);
-        Em E;
-        em_init(&E, p, p->m->methods[idx].name, f);
+        uint32_t idx = tl_em_new_method(p);
+        tl_em_set_header(p, idx, name, VM_M_STATIC, VM_NONE, NULL, 0, p->vt_void);
+        TlEm E;
+        tl_em_init(&E, p, p->m->methods[idx].name, f);
         E.ret = c->t_void;
         E.vm_ret = p->vt_void;
         if (f->index == 0) {
@@ -1018,7 +1018,7 @@ static void emit_init(EmProg *p)
                 uint32_t fi2 = c->order[k]->index;
                 if (per_file[fi2]) {
                     E.line = 1;
-                    em_op(&E, VM_OP_CALL, -1, 0, (int32_t)(per_file[fi2] - 1));
+                    tl_em_op(&E, VM_OP_CALL, -1, 0, (int32_t)(per_file[fi2] - 1));
                 }
             }
         } else {
@@ -1030,21 +1030,21 @@ static void emit_init(EmProg *p)
                 continue;
             uint32_t mark = E.ntemps;
             E.line = g->pos.line;
-            int32_t r = em_coerce(&E, em_expr(&E, g->decl->init, -1), em_vmtype(p, g->type));
+            int32_t r = tl_em_coerce(&E, tl_em_expr(&E, g->decl->init, -1), tl_em_vmtype(p, g->type));
             E.line = g->pos.line;
-            em_op(&E, VM_OP_STG, (int32_t)g->vm, r, 0);
+            tl_em_op(&E, VM_OP_STG, (int32_t)g->vm, r, 0);
             release_temps(&E, mark);
         }
-        em_finish_method(&E, idx);
-        em_free(&E);
+        tl_em_finish_method(&E, idx);
+        tl_em_free(&E);
     }
     free(per_file);
 }
 
 bool tl_emit_program(TlCompiler *c, const char *main_path)
 {
-    EmProg P = {.c = c};
-    EmProg *p = &P;
+    TlEmProg P = {.c = c};
+    TlEmProg *p = &P;
     VmModule *m = vm_module_new();
     p->m = m;
     c->m = m;
@@ -1096,7 +1096,7 @@ bool tl_emit_program(TlCompiler *c, const char *main_path)
         TlGlobal *g = c->gvars[i];
         g->vm = i;
         m->globals[i].name = xstrdup(g->name);
-        m->globals[i].type = em_vmtype(p, g->type);
+        m->globals[i].type = tl_em_vmtype(p, g->type);
     }
     if (c->main)
         m->main = c->main->vm;

@@ -1,16 +1,16 @@
 /* lang/emit_expr.c — code generation for expressions and conditions.
  *
  * Input: checked expressions (types and resolutions set).  Output:
- * instructions in the current Em.  em_expr(e, dst) leaves the value in a
+ * instructions in the current TlEm.  tl_em_expr(e, dst) leaves the value in a
  * register and returns it; with dst >= 0 the value ends up in dst
  * (converted to dst's type), and the last instruction writes dst directly
  * whenever the types allow, so assignments need no extra MOV.
- * em_cond(e, when, label) jumps to label when e is `when` and falls
+ * tl_em_cond(e, when, label) jumps to label when e is `when` and falls
  * through otherwise, using the fused compare-and-branch instructions.
  * Invariants: sub-expressions never write into dst before all operands
  * are read (dst may be a variable the expression reads); values that
  * erasure widened (a generic `T` read as Object) are cast back where a
- * specific type is needed (em_coerce); temporaries of a finished
+ * specific type is needed (tl_em_coerce); temporaries of a finished
  * sub-expression are released at once, so registers stay few.
  */
 #include "emit.h"
@@ -28,29 +28,29 @@ static void *xmalloc(size_t n)
 
 #define AT(E, e) ((E)->line = (e)->pos.line)
 
-static const VmType *vt(Em *E, uint32_t t)
+static const VmType *vt(TlEm *E, uint32_t t)
 {
     return &E->p->m->types[t];
 }
 
 /* Where an instruction producing type t should write. */
-static int32_t out(Em *E, uint32_t t, int32_t dst)
+static int32_t out(TlEm *E, uint32_t t, int32_t dst)
 {
-    if (dst >= 0 && em_assignable(E, t, em_regtype(E, dst)))
+    if (dst >= 0 && tl_em_assignable(E, t, tl_em_regtype(E, dst)))
         return dst;
-    return em_temp(E, t);
+    return tl_em_temp(E, t);
 }
 
-static int32_t fin(Em *E, int32_t r, int32_t dst)
+static int32_t fin(TlEm *E, int32_t r, int32_t dst)
 {
     if (dst < 0 || r == dst || r < 0)
         return r < 0 ? dst : r;
-    em_coerce_into(E, r, dst);
+    tl_em_coerce_into(E, r, dst);
     return dst;
 }
 
 /* Releases the temporaries allocated since mark, except keep. */
-static void release_above(Em *E, uint32_t mark, int32_t keep)
+static void release_above(TlEm *E, uint32_t mark, int32_t keep)
 {
     bool kept = false;
     while (E->ntemps > mark) {
@@ -58,7 +58,7 @@ static void release_above(Em *E, uint32_t mark, int32_t keep)
         if (r == keep)
             kept = true;
         else
-            em_release(E, r);
+            tl_em_release(E, r);
     }
     if (kept)
         E->temps[E->ntemps++] = keep;
@@ -69,19 +69,19 @@ static void release_above(Em *E, uint32_t mark, int32_t keep)
  * read them) are released first, then dst when its type allows, else a
  * dead operand register of type t, else any free temporary.  Locals and
  * dst are never released here: they are not temporaries above mark. */
-static int32_t out_after(Em *E, uint32_t t, int32_t dst, uint32_t mark, int32_t a, int32_t b)
+static int32_t out_after(TlEm *E, uint32_t t, int32_t dst, uint32_t mark, int32_t a, int32_t b)
 {
     release_above(E, mark, -1);
-    if (dst >= 0 && em_assignable(E, t, em_regtype(E, dst)))
+    if (dst >= 0 && tl_em_assignable(E, t, tl_em_regtype(E, dst)))
         return dst;
-    if (em_take(E, a, t))
+    if (tl_em_take(E, a, t))
         return a;
-    if (em_take(E, b, t))
+    if (tl_em_take(E, b, t))
         return b;
-    return em_temp(E, t);
+    return tl_em_temp(E, t);
 }
 
-int32_t em_local_of(Em *E, TlLocal *l, int32_t cap)
+int32_t tl_em_local_of(TlEm *E, TlLocal *l, int32_t cap)
 {
     if (cap >= 0 && E->capregs)
         return E->capregs[cap];
@@ -90,36 +90,36 @@ int32_t em_local_of(Em *E, TlLocal *l, int32_t cap)
 
 /* ---- conversions ---------------------------------------------------------- */
 
-static uint32_t adapter(Em *E, uint32_t from, uint32_t to);
+static uint32_t adapter(TlEm *E, uint32_t from, uint32_t to);
 
-void em_coerce_into(Em *E, int32_t src, int32_t dst)
+void tl_em_coerce_into(TlEm *E, int32_t src, int32_t dst)
 {
-    uint32_t from = em_regtype(E, src), to = em_regtype(E, dst);
-    if (em_assignable(E, from, to)) {
-        em_op(E, VM_OP_MOV, dst, src, 0);
+    uint32_t from = tl_em_regtype(E, src), to = tl_em_regtype(E, dst);
+    if (tl_em_assignable(E, from, to)) {
+        tl_em_op(E, VM_OP_MOV, dst, src, 0);
     } else if (vt(E, from)->kind == VM_T_FUNC && vt(E, to)->kind == VM_T_FUNC) {
         uint32_t a = adapter(E, from, to);
-        em_op(E, VM_OP_CLOS, dst, src, (int32_t)a);
+        tl_em_op(E, VM_OP_CLOS, dst, src, (int32_t)a);
     } else {
-        em_op(E, VM_OP_CAST, dst, src, (int32_t)to);
+        tl_em_op(E, VM_OP_CAST, dst, src, (int32_t)to);
     }
 }
 
-int32_t em_coerce(Em *E, int32_t r, uint32_t t)
+int32_t tl_em_coerce(TlEm *E, int32_t r, uint32_t t)
 {
-    if (r < 0 || em_assignable(E, em_regtype(E, r), t))
+    if (r < 0 || tl_em_assignable(E, tl_em_regtype(E, r), t))
         return r;
-    int32_t d = em_temp(E, t);
-    em_coerce_into(E, r, d);
+    int32_t d = tl_em_temp(E, t);
+    tl_em_coerce_into(E, r, d);
     return d;
 }
 
 /* A lambda that makes a closure of type `from` usable as type `to` (same
  * arity; erasure made one of them wider): converts the arguments, calls,
  * converts the result. */
-static uint32_t adapter(Em *E, uint32_t from, uint32_t to)
+static uint32_t adapter(TlEm *E, uint32_t from, uint32_t to)
 {
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     uintptr_t have = (uintptr_t)tl_map_get(&p->adapters, (void *)(uintptr_t)(from + 1),
                                            (void *)(uintptr_t)(to + 1));
     if (have)
@@ -130,19 +130,19 @@ static uint32_t adapter(Em *E, uint32_t from, uint32_t to)
     ps[0] = to;
     for (uint32_t i = 0; i < n; i++)
         ps[i + 1] = m->types[to].params[i];
-    uint32_t idx = em_new_method(p);
+    uint32_t idx = tl_em_new_method(p);
     char name[32];
     snprintf(name, sizeof name, "$adapt%u", ++p->nadapters);
-    em_set_header(p, idx, name, VM_M_LAMBDA, VM_NONE, ps, n + 1, m->types[to].ret);
+    tl_em_set_header(p, idx, name, VM_M_LAMBDA, VM_NONE, ps, n + 1, m->types[to].ret);
     m->methods[idx].ncaps = 1;
     m->methods[idx].caps = xmalloc(sizeof(uint32_t));
     m->methods[idx].caps[0] = from;
     tl_map_put(&p->adapters, (void *)(uintptr_t)(from + 1), (void *)(uintptr_t)(to + 1),
                (void *)(uintptr_t)(idx + 1));
-    Em A;
-    em_init(&A, p, name, E->file);
+    TlEm A;
+    tl_em_init(&A, p, name, E->file);
     for (uint32_t i = 0; i <= n; i++)
-        em_new_reg(&A, ps[i]);
+        tl_em_new_reg(&A, ps[i]);
     A.vm_ret = m->types[to].ret;
     A.line = E->line;   /* traces show where the conversion was made */
     uint32_t fn = m->types[from].nparams;
@@ -151,21 +151,21 @@ static uint32_t adapter(Em *E, uint32_t from, uint32_t to)
     for (uint32_t i = 0; i < fn; i++)
         bt[i + 1] = m->types[from].params[i];
     uint32_t fret = m->types[from].ret;
-    int32_t base = em_block(&A, bt, fn + 1);
-    em_op(&A, VM_OP_LDCAP, base, 0, 0);
+    int32_t base = tl_em_block(&A, bt, fn + 1);
+    tl_em_op(&A, VM_OP_LDCAP, base, 0, 0);
     for (uint32_t i = 0; i < fn && i < n; i++)
-        em_coerce_into(&A, (int32_t)i + 1, base + 1 + (int32_t)i);
+        tl_em_coerce_into(&A, (int32_t)i + 1, base + 1 + (int32_t)i);
     if (p->m->types[fret].kind == VM_T_VOID) {
-        em_op(&A, VM_OP_CALLF, -1, base, 0);
-        em_op(&A, VM_OP_RETV, 0, 0, 0);
+        tl_em_op(&A, VM_OP_CALLF, -1, base, 0);
+        tl_em_op(&A, VM_OP_RETV, 0, 0, 0);
     } else {
-        int32_t r = em_new_reg(&A, fret);
-        em_op(&A, VM_OP_CALLF, r, base, 0);
-        r = em_coerce(&A, r, A.vm_ret);
-        em_op(&A, VM_OP_RET, r, 0, 0);
+        int32_t r = tl_em_new_reg(&A, fret);
+        tl_em_op(&A, VM_OP_CALLF, r, base, 0);
+        r = tl_em_coerce(&A, r, A.vm_ret);
+        tl_em_op(&A, VM_OP_RET, r, 0, 0);
     }
-    em_finish_method(&A, idx);
-    em_free(&A);
+    tl_em_finish_method(&A, idx);
+    tl_em_free(&A);
     free(ps);
     free(bt);
     return idx;
@@ -173,39 +173,39 @@ static uint32_t adapter(Em *E, uint32_t from, uint32_t to)
 
 /* ---- lambdas and function values ----------------------------------------- */
 
-static int32_t outer_value(Em *E, TlLocal *l);
+static int32_t outer_value(TlEm *E, TlLocal *l);
 
-uint32_t em_lambda_method(Em *E, TlLambda *lam)
+uint32_t tl_em_lambda_method(TlEm *E, TlLambda *lam)
 {
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     TlFunc *fn = &lam->fn;
     uint32_t n = fn->nparams + 1;
     uint32_t *ps = xmalloc(n * sizeof *ps);
-    ps[0] = em_vmtype(p, lam->type);
+    ps[0] = tl_em_vmtype(p, lam->type);
     for (uint32_t i = 0; i < fn->nparams; i++)
-        ps[i + 1] = em_vmtype(p, fn->params[i].local->type);
+        ps[i + 1] = tl_em_vmtype(p, fn->params[i].local->type);
     size_t len = strlen(E->name) + 32;
     char *name = tl_alloc(E->c, len);
     snprintf(name, len, "%s$lambda%u", E->name, ++E->nlambdas);
-    uint32_t idx = em_new_method(p);
-    em_set_header(p, idx, name, VM_M_LAMBDA, VM_NONE, ps, n, em_vmtype(p, lam->type->ret));
+    uint32_t idx = tl_em_new_method(p);
+    tl_em_set_header(p, idx, name, VM_M_LAMBDA, VM_NONE, ps, n, tl_em_vmtype(p, lam->type->ret));
     free(ps);
     VmMethod *mm = &p->m->methods[idx];
     mm->ncaps = lam->ncaps;
     mm->caps = lam->ncaps ? xmalloc(lam->ncaps * sizeof *mm->caps) : NULL;
     /* the type of the register holding each value where the closure is made */
     for (uint32_t i = 0; i < lam->ncaps; i++)
-        mm->caps[i] = em_regtype(E, outer_value(E, lam->caps[i]));
-    Em L;
-    em_init(&L, p, name, E->file);
+        mm->caps[i] = tl_em_regtype(E, outer_value(E, lam->caps[i]));
+    TlEm L;
+    tl_em_init(&L, p, name, E->file);
     L.depth = E->depth + 1;
-    em_emit_lambda_body(&L, lam, idx);
-    em_free(&L);
+    tl_em_emit_lambda_body(&L, lam, idx);
+    tl_em_free(&L);
     return idx;
 }
 
 /* The register of captured-or-own local l as seen by the current function. */
-static int32_t outer_value(Em *E, TlLocal *l)
+static int32_t outer_value(TlEm *E, TlLocal *l)
 {
     if (l->fdepth == E->depth || !E->lambda)
         return l->reg;
@@ -215,7 +215,7 @@ static int32_t outer_value(Em *E, TlLocal *l)
     return l->reg;
 }
 
-static int32_t closure(Em *E, uint32_t idx, const int32_t *vals, uint32_t n, int32_t dst)
+static int32_t closure(TlEm *E, uint32_t idx, const int32_t *vals, uint32_t n, int32_t dst)
 {
     VmMethod *mm = &E->p->m->methods[idx];
     uint32_t t = mm->regs[0];
@@ -224,52 +224,52 @@ static int32_t closure(Em *E, uint32_t idx, const int32_t *vals, uint32_t n, int
     if (n) {
         uint32_t *types = xmalloc(n * sizeof *types);
         memcpy(types, mm->caps, n * sizeof *types);
-        base = em_block(E, types, n);
+        base = tl_em_block(E, types, n);
         for (uint32_t i = 0; i < n; i++)
-            em_coerce_into(E, vals[i], base + (int32_t)i);
+            tl_em_coerce_into(E, vals[i], base + (int32_t)i);
         free(types);
     }
     /* CLOS copies the captures before it writes its result */
     release_above(E, mark, -1);
-    int32_t r = dst >= 0 && vm_type_equal(E->p->m, em_regtype(E, dst), t) ? dst : em_temp(E, t);
-    em_op(E, VM_OP_CLOS, r, base, (int32_t)idx);
+    int32_t r = dst >= 0 && vm_type_equal(E->p->m, tl_em_regtype(E, dst), t) ? dst : tl_em_temp(E, t);
+    tl_em_op(E, VM_OP_CLOS, r, base, (int32_t)idx);
     return fin(E, r, dst);
 }
 
 /* `f` used as a value: a capture-less lambda `f$fn` calling it. */
-static uint32_t wrapper(Em *E, TlMethod *m)
+static uint32_t wrapper(TlEm *E, TlMethod *m)
 {
     if (m->wrapper)
         return m->wrapper - 1;
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     uint32_t n = m->nparams + 1;
     uint32_t *ps = xmalloc(n * sizeof *ps);
-    ps[0] = em_vmtype(p, m->ftype);
+    ps[0] = tl_em_vmtype(p, m->ftype);
     for (uint32_t i = 0; i < m->nparams; i++)
-        ps[i + 1] = em_vmtype(p, m->params[i]);
+        ps[i + 1] = tl_em_vmtype(p, m->params[i]);
     size_t len = strlen(m->name) + 8;
     char *name = tl_alloc(E->c, len);
     snprintf(name, len, "%s$fn", m->name);
-    uint32_t idx = em_new_method(p);
-    uint32_t ret = em_vmtype(p, m->ret);
-    em_set_header(p, idx, name, VM_M_LAMBDA, VM_NONE, ps, n, ret);
+    uint32_t idx = tl_em_new_method(p);
+    uint32_t ret = tl_em_vmtype(p, m->ret);
+    tl_em_set_header(p, idx, name, VM_M_LAMBDA, VM_NONE, ps, n, ret);
     m->wrapper = idx + 1;
-    Em W;
-    em_init(&W, p, name, m->file);
+    TlEm W;
+    tl_em_init(&W, p, name, m->file);
     for (uint32_t i = 0; i < n; i++)
-        em_new_reg(&W, ps[i]);
+        tl_em_new_reg(&W, ps[i]);
     W.vm_ret = ret;
     W.line = m->pos.line;
     bool void_ = p->m->types[ret].kind == VM_T_VOID;
     /* the arguments are copied at the call: the result may overwrite r1 */
-    int32_t r = void_ ? -1 : n > 1 && ps[1] == ret ? 1 : em_new_reg(&W, ret);
-    em_op(&W, m->kind == M_EXTERN ? VM_OP_CALLN : VM_OP_CALL, r, 1, (int32_t)m->vm);
+    int32_t r = void_ ? -1 : n > 1 && ps[1] == ret ? 1 : tl_em_new_reg(&W, ret);
+    tl_em_op(&W, m->kind == M_EXTERN ? VM_OP_CALLN : VM_OP_CALL, r, 1, (int32_t)m->vm);
     if (void_)
-        em_op(&W, VM_OP_RETV, 0, 0, 0);
+        tl_em_op(&W, VM_OP_RETV, 0, 0, 0);
     else
-        em_op(&W, VM_OP_RET, r, 0, 0);
-    em_finish_method(&W, idx);
-    em_free(&W);
+        tl_em_op(&W, VM_OP_RET, r, 0, 0);
+    tl_em_finish_method(&W, idx);
+    tl_em_free(&W);
     free(ps);
     return idx;
 }
@@ -281,17 +281,17 @@ static bool is_cmp(int op)
     return op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE || op == TK_EQEQ || op == TK_NE;
 }
 
-int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst, uint32_t mark)
+int32_t tl_em_binop_regs(TlEm *E, int op, TlType *t, int32_t a, int32_t b, int32_t dst, uint32_t mark)
 {
     TlCompiler *c = E->c;
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     VmOp o = VM_OP_NOP;
     uint32_t rt = p->vt_int;
     if (t == c->t_string) {
-        a = em_coerce(E, a, p->vt_string);
-        b = em_coerce(E, b, p->vt_string);
+        a = tl_em_coerce(E, a, p->vt_string);
+        b = tl_em_coerce(E, b, p->vt_string);
         int32_t r = out_after(E, p->vt_string, dst, mark, a, b);
-        em_op(E, VM_OP_SCAT, r, a, b);
+        tl_em_op(E, VM_OP_SCAT, r, a, b);
         return fin(E, r, dst);
     }
     if (t == c->t_float) {
@@ -314,20 +314,20 @@ int32_t em_binop_regs(Em *E, int op, TlType *t, int32_t a, int32_t b, int32_t ds
         }
     }
     int32_t r = out_after(E, rt, dst, mark, a, b);
-    em_op(E, o, r, a, b);
+    tl_em_op(E, o, r, a, b);
     return fin(E, r, dst);
 }
 
 /* Comparison producing a bool value. */
-static int32_t compare_value(Em *E, TlExpr *e, int32_t dst)
+static int32_t compare_value(TlEm *E, TlExpr *e, int32_t dst)
 {
     TlCompiler *c = E->c;
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     TlType *lt = e->a->type, *rt = e->b->type;
     int op = e->op;
     uint32_t mark = E->ntemps;
-    int32_t a = em_expr(E, e->a, -1);
-    int32_t b = em_expr(E, e->b, -1);
+    int32_t a = tl_em_expr(E, e->a, -1);
+    int32_t b = tl_em_expr(E, e->b, -1);
     AT(E, e);
     VmOp o;
     bool swap = op == TK_GT || op == TK_GE, negate = false;
@@ -342,8 +342,8 @@ static int32_t compare_value(Em *E, TlExpr *e, int32_t dst)
     } else if (lt == c->t_bool) {
         o = op == TK_EQEQ ? VM_OP_BEQ : VM_OP_BNE;
     } else if (lt == c->t_string && rt == c->t_string) {
-        a = em_coerce(E, a, p->vt_string);
-        b = em_coerce(E, b, p->vt_string);
+        a = tl_em_coerce(E, a, p->vt_string);
+        b = tl_em_coerce(E, b, p->vt_string);
         o = VM_OP_SEQ;
         negate = op == TK_NE;
     } else {
@@ -351,11 +351,11 @@ static int32_t compare_value(Em *E, TlExpr *e, int32_t dst)
     }
     int32_t r = out_after(E, p->vt_bool, dst, mark, a, b);
     if (swap)
-        em_op(E, o, r, b, a);
+        tl_em_op(E, o, r, b, a);
     else
-        em_op(E, o, r, a, b);
+        tl_em_op(E, o, r, a, b);
     if (negate)
-        em_op(E, VM_OP_NOT, r, r, 0);
+        tl_em_op(E, VM_OP_NOT, r, r, 0);
     return fin(E, r, dst);
 }
 
@@ -387,7 +387,7 @@ static int swap_cmp(int op)
     }
 }
 
-static void compare_jump(Em *E, TlExpr *e, bool when, int32_t label)
+static void compare_jump(TlEm *E, TlExpr *e, bool when, int32_t label)
 {
     TlCompiler *c = E->c;
     TlType *lt = e->a->type, *rt = e->b->type;
@@ -401,29 +401,29 @@ static void compare_jump(Em *E, TlExpr *e, bool when, int32_t label)
             op = swap_cmp(op);
         }
         if (k->kind == E_INT && small(k->ival)) {
-            int32_t a = em_expr(E, x, -1);
+            int32_t a = tl_em_expr(E, x, -1);
             AT(E, e);
             VmOp o = op == TK_LT ? VM_OP_JLTS : op == TK_LE ? VM_OP_JLES : op == TK_GT ? VM_OP_JGTS
                    : op == TK_GE ? VM_OP_JGES : op == TK_EQEQ ? VM_OP_JEQS : VM_OP_JNES;
-            em_jump(E, o, a, (int32_t)k->ival, label);
+            tl_em_jump(E, o, a, (int32_t)k->ival, label);
             release_above(E, mark, -1);
             return;
         }
-        int32_t a = em_expr(E, e->a, -1), b = em_expr(E, e->b, -1);
+        int32_t a = tl_em_expr(E, e->a, -1), b = tl_em_expr(E, e->b, -1);
         AT(E, e);
         switch (op) {
-        case TK_LT: em_jump(E, VM_OP_JLT, a, b, label); break;
-        case TK_LE: em_jump(E, VM_OP_JLE, a, b, label); break;
-        case TK_GT: em_jump(E, VM_OP_JLT, b, a, label); break;
-        case TK_GE: em_jump(E, VM_OP_JLE, b, a, label); break;
-        case TK_EQEQ: em_jump(E, VM_OP_JEQ, a, b, label); break;
-        default: em_jump(E, VM_OP_JNE, a, b, label); break;
+        case TK_LT: tl_em_jump(E, VM_OP_JLT, a, b, label); break;
+        case TK_LE: tl_em_jump(E, VM_OP_JLE, a, b, label); break;
+        case TK_GT: tl_em_jump(E, VM_OP_JLT, b, a, label); break;
+        case TK_GE: tl_em_jump(E, VM_OP_JLE, b, a, label); break;
+        case TK_EQEQ: tl_em_jump(E, VM_OP_JEQ, a, b, label); break;
+        default: tl_em_jump(E, VM_OP_JNE, a, b, label); break;
         }
         release_above(E, mark, -1);
         return;
     }
     if (lt == c->t_float && rt == c->t_float) {
-        int32_t a = em_expr(E, e->a, -1), b = em_expr(E, e->b, -1);
+        int32_t a = tl_em_expr(E, e->a, -1), b = tl_em_expr(E, e->b, -1);
         AT(E, e);
         /* jump-if-false must be true for NaN: use the negated opcodes */
         int o = e->op;
@@ -436,41 +436,41 @@ static void compare_jump(Em *E, TlExpr *e, bool when, int32_t label)
             v = when ? VM_OP_FJLT : VM_OP_FJNLT;
         else
             v = when ? VM_OP_FJLE : VM_OP_FJNLE;
-        em_jump(E, v, x, y, label);
+        tl_em_jump(E, v, x, y, label);
         release_above(E, mark, -1);
         return;
     }
     if ((e->op == TK_EQEQ || e->op == TK_NE) && (e->a->kind == E_NULL || e->b->kind == E_NULL)) {
         TlExpr *x = e->a->kind == E_NULL ? e->b : e->a;
-        int32_t a = em_expr(E, x, -1);
+        int32_t a = tl_em_expr(E, x, -1);
         AT(E, e);
         if (a < 0 || x->kind == E_NULL) {
             /* null == null */
             if ((e->op == TK_EQEQ) == when)
-                em_jump(E, VM_OP_JMP, 0, 0, label);
+                tl_em_jump(E, VM_OP_JMP, 0, 0, label);
             release_above(E, mark, -1);
             return;
         }
         bool jnull = (e->op == TK_EQEQ) == when;
-        em_jump(E, jnull ? VM_OP_JNULL : VM_OP_JNNULL, a, 0, label);
+        tl_em_jump(E, jnull ? VM_OP_JNULL : VM_OP_JNNULL, a, 0, label);
         release_above(E, mark, -1);
         return;
     }
     int32_t r = compare_value(E, e, -1);
-    em_jump(E, when ? VM_OP_JT : VM_OP_JF, r, 0, label);
+    tl_em_jump(E, when ? VM_OP_JT : VM_OP_JF, r, 0, label);
     release_above(E, mark, -1);
 }
 
-void em_cond(Em *E, TlExpr *e, bool when, int32_t label)
+void tl_em_cond(TlEm *E, TlExpr *e, bool when, int32_t label)
 {
     switch (e->kind) {
     case E_BOOL:
         if ((e->ival != 0) == when)
-            em_jump(E, VM_OP_JMP, 0, 0, label);
+            tl_em_jump(E, VM_OP_JMP, 0, 0, label);
         return;
     case E_UNARY:
         if (e->op == TK_BANG) {
-            em_cond(E, e->a, !when, label);
+            tl_em_cond(E, e->a, !when, label);
             return;
         }
         break;
@@ -479,13 +479,13 @@ void em_cond(Em *E, TlExpr *e, bool when, int32_t label)
         bool and_ = e->kind == E_AND;
         if (and_ != when) {
             /* a && b false: either false; a || b true: either true */
-            em_cond(E, e->a, when, label);
-            em_cond(E, e->b, when, label);
+            tl_em_cond(E, e->a, when, label);
+            tl_em_cond(E, e->b, when, label);
         } else {
-            int32_t skip = em_label(E);
-            em_cond(E, e->a, !when, skip);
-            em_cond(E, e->b, when, label);
-            em_place(E, skip);
+            int32_t skip = tl_em_label(E);
+            tl_em_cond(E, e->a, !when, skip);
+            tl_em_cond(E, e->b, when, label);
+            tl_em_place(E, skip);
         }
         return;
     }
@@ -499,45 +499,45 @@ void em_cond(Em *E, TlExpr *e, bool when, int32_t label)
         break;
     }
     uint32_t mark = E->ntemps;
-    int32_t r = em_expr(E, e, -1);
+    int32_t r = tl_em_expr(E, e, -1);
     AT(E, e);
-    em_jump(E, when ? VM_OP_JT : VM_OP_JF, r, 0, label);
+    tl_em_jump(E, when ? VM_OP_JT : VM_OP_JF, r, 0, label);
     release_above(E, mark, -1);
 }
 
 /* ---- calls ---------------------------------------------------------------- */
 
 /* Evaluates args into base+k, base+k+1, ... (at most n - k of them). */
-static void fill_args(Em *E, int32_t base, uint32_t k, uint32_t n, TlExpr **args, uint32_t nargs)
+static void fill_args(TlEm *E, int32_t base, uint32_t k, uint32_t n, TlExpr **args, uint32_t nargs)
 {
     for (uint32_t i = 0; i < nargs && k + i < n; i++) {
         uint32_t mark = E->ntemps;
-        em_expr(E, args[i], base + (int32_t)(k + i));
+        tl_em_expr(E, args[i], base + (int32_t)(k + i));
         release_above(E, mark, -1);
     }
 }
 
 /* Argument block of the given types: receiver (expression, or register
  * `recv_reg` when recv is NULL and recv_reg >= 0) and arguments. */
-static int32_t arg_block(Em *E, const uint32_t *types, uint32_t n, TlExpr *recv, int32_t recv_reg,
+static int32_t arg_block(TlEm *E, const uint32_t *types, uint32_t n, TlExpr *recv, int32_t recv_reg,
                          TlExpr **args, uint32_t nargs)
 {
     if (n == 1) {
         /* one argument: the callee copies it, so any register holding it
          * will do (no MOV into a fresh block) */
-        int32_t r = recv ? em_expr(E, recv, -1) : recv_reg >= 0 ? recv_reg
-                  : nargs ? em_expr(E, args[0], -1) : -1;
+        int32_t r = recv ? tl_em_expr(E, recv, -1) : recv_reg >= 0 ? recv_reg
+                  : nargs ? tl_em_expr(E, args[0], -1) : -1;
         if (r >= 0)
-            return em_coerce(E, r, types[0]);
+            return tl_em_coerce(E, r, types[0]);
     }
-    int32_t base = em_block(E, types, n);
+    int32_t base = tl_em_block(E, types, n);
     uint32_t k = 0;
     if (recv || recv_reg >= 0) {
         uint32_t mark = E->ntemps;
         if (recv)
-            em_expr(E, recv, base);
+            tl_em_expr(E, recv, base);
         else
-            em_coerce_into(E, recv_reg, base);
+            tl_em_coerce_into(E, recv_reg, base);
         release_above(E, mark, -1);
         k = 1;
     }
@@ -548,22 +548,22 @@ static int32_t arg_block(Em *E, const uint32_t *types, uint32_t n, TlExpr *recv,
 /* The call; the temporaries above mark (callee, receiver and argument
  * window) are dead once the arguments are copied, so the result may land
  * in the first of them. */
-static int32_t call_op(Em *E, TlExpr *e, VmOp op, int32_t base, uint32_t target, uint32_t ret, int32_t dst,
+static int32_t call_op(TlEm *E, TlExpr *e, VmOp op, int32_t base, uint32_t target, uint32_t ret, int32_t dst,
                        uint32_t mark)
 {
     AT(E, e);
     if (vt(E, ret)->kind == VM_T_VOID) {
-        em_op(E, op, -1, base, (int32_t)target);
+        tl_em_op(E, op, -1, base, (int32_t)target);
         release_above(E, mark, -1);
         return -1;
     }
     int32_t r = out_after(E, ret, dst, mark, base, -1);
-    em_op(E, op, r, base, (int32_t)target);
+    tl_em_op(E, op, r, base, (int32_t)target);
     return fin(E, r, dst);
 }
 
 /* Parameter types of VM method idx, copied (the table may move). */
-static uint32_t *method_params(Em *E, uint32_t idx, uint32_t *n)
+static uint32_t *method_params(TlEm *E, uint32_t idx, uint32_t *n)
 {
     VmMethod *mm = &E->p->m->methods[idx];
     *n = mm->nparams;
@@ -573,19 +573,19 @@ static uint32_t *method_params(Em *E, uint32_t idx, uint32_t *n)
     return ps;
 }
 
-static int32_t native_call(Em *E, TlExpr *e, const char *sym, const uint32_t *ps, uint32_t n, uint32_t ret,
+static int32_t native_call(TlEm *E, TlExpr *e, const char *sym, const uint32_t *ps, uint32_t n, uint32_t ret,
                            TlExpr *recv, TlExpr **args, uint32_t nargs, int32_t dst)
 {
-    uint32_t idx = em_native(E->p, sym, "", ps, n, ret);
+    uint32_t idx = tl_em_native(E->p, sym, "", ps, n, ret);
     uint32_t mark = E->ntemps;
     int32_t base = n ? arg_block(E, ps, n, recv, -1, args, nargs) : 0;
     return call_op(E, e, VM_OP_CALLN, base, idx, ret, dst, mark);
 }
 
-static int32_t builtin(Em *E, TlExpr *e, int32_t dst)
+static int32_t builtin(TlEm *E, TlExpr *e, int32_t dst)
 {
     TlCompiler *c = E->c;
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     TlType *t = e->nargs ? e->args[0]->type : NULL;
     const char *suffix = t == c->t_int ? "int" : t == c->t_float ? "float" : t == c->t_bool ? "bool" : "string";
     uint32_t at = t == c->t_int ? p->vt_int : t == c->t_float ? p->vt_float : t == c->t_bool ? p->vt_bool : p->vt_string;
@@ -599,19 +599,19 @@ static int32_t builtin(Em *E, TlExpr *e, int32_t dst)
         return native_call(E, e, sym, &at, 1, p->vt_void, NULL, e->args, 1, dst);
     case B_STR:
         if (t == c->t_string)
-            return em_expr(E, e->args[0], dst);
+            return tl_em_expr(E, e->args[0], dst);
         snprintf(sym, sizeof sym, "str_%s", suffix);
         return native_call(E, e, sym, &at, 1, p->vt_string, NULL, e->args, 1, dst);
     case B_FLOAT:
     case B_INT: {
         bool to_float = e->aux == B_FLOAT;
         if (t == (to_float ? c->t_float : c->t_int))
-            return em_expr(E, e->args[0], dst);
+            return tl_em_expr(E, e->args[0], dst);
         uint32_t mark = E->ntemps;
-        int32_t a = em_expr(E, e->args[0], -1);
+        int32_t a = tl_em_expr(E, e->args[0], -1);
         AT(E, e);
         int32_t r = out_after(E, to_float ? p->vt_float : p->vt_int, dst, mark, a, -1);
-        em_op(E, to_float ? VM_OP_I2F : VM_OP_F2I, r, a, 0);
+        tl_em_op(E, to_float ? VM_OP_I2F : VM_OP_F2I, r, a, 0);
         return fin(E, r, dst);
     }
     case B_CHR:
@@ -623,7 +623,7 @@ static int32_t builtin(Em *E, TlExpr *e, int32_t dst)
     case B_CLOCK:
         return native_call(E, e, "clock", NULL, 0, p->vt_float, NULL, NULL, 0, dst);
     case B_ARGS:
-        return native_call(E, e, "args", NULL, 0, em_vmtype(p, tl_type_array(c, c->t_string)), NULL, NULL, 0, dst);
+        return native_call(E, e, "args", NULL, 0, tl_em_vmtype(p, tl_type_array(c, c->t_string)), NULL, NULL, 0, dst);
     case B_ASSERT: {
         uint32_t ps[2] = {p->vt_bool, p->vt_string};
         return native_call(E, e, "assert", ps, 2, p->vt_void, NULL, e->args, 2, dst);
@@ -633,9 +633,9 @@ static int32_t builtin(Em *E, TlExpr *e, int32_t dst)
     }
 }
 
-static int32_t string_call(Em *E, TlExpr *e, int32_t dst)
+static int32_t string_call(TlEm *E, TlExpr *e, int32_t dst)
 {
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     TlExpr *recv = e->a->a;
     switch ((TlBuiltin)e->aux) {
     case B_SUBSTRING: {
@@ -651,9 +651,9 @@ static int32_t string_call(Em *E, TlExpr *e, int32_t dst)
     }
 }
 
-static int32_t call(Em *E, TlExpr *e, int32_t dst)
+static int32_t call(TlEm *E, TlExpr *e, int32_t dst)
 {
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     VmModule *m = p->m;
     uint32_t mark = E->ntemps;
     switch (e->rk) {
@@ -690,7 +690,7 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         int32_t base;
         if (e->rk == R_CALL_SUPER) {
             TlExpr *s = e->a;
-            base = arg_block(E, ps, n, NULL, em_local_of(E, s->sym, s->aux), e->args, e->nargs);
+            base = arg_block(E, ps, n, NULL, tl_em_local_of(E, s->sym, s->aux), e->args, e->nargs);
         } else {
             base = arg_block(E, ps, n, e->a->a, -1, e->args, e->nargs);
         }
@@ -708,12 +708,12 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
     }
     case R_CALL_NEW: {
         TlClass *k = e->sym;
-        uint32_t ct = em_vmtype(p, e->type);
+        uint32_t ct = tl_em_vmtype(p, e->type);
         TlMethod *init = k->ctor;
         AT(E, e);
         if (!init) {
             int32_t r = out(E, ct, dst);
-            em_op(E, VM_OP_NEW, r, (int32_t)k->vm, 0);
+            tl_em_op(E, VM_OP_NEW, r, (int32_t)k->vm, 0);
             return fin(E, r, dst);
         }
         uint32_t n;
@@ -721,27 +721,27 @@ static int32_t call(Em *E, TlExpr *e, int32_t dst)
         int32_t obj, base;
         if (init->owner == k) {
             /* construct straight into the receiver slot of the call */
-            base = em_block(E, ps, n);
-            em_op(E, VM_OP_NEW, base, (int32_t)k->vm, 0);
+            base = tl_em_block(E, ps, n);
+            tl_em_op(E, VM_OP_NEW, base, (int32_t)k->vm, 0);
             obj = base;
             fill_args(E, base, 1, n, e->args, e->nargs);
         } else {
-            obj = em_temp(E, ct);
-            em_op(E, VM_OP_NEW, obj, (int32_t)k->vm, 0);
+            obj = tl_em_temp(E, ct);
+            tl_em_op(E, VM_OP_NEW, obj, (int32_t)k->vm, 0);
             base = arg_block(E, ps, n, NULL, obj, e->args, e->nargs);
         }
         free(ps);
         AT(E, e);
-        em_op(E, VM_OP_CALL, -1, base, (int32_t)init->vm);
+        tl_em_op(E, VM_OP_CALL, -1, base, (int32_t)init->vm);
         release_above(E, mark, obj);
         return fin(E, obj, dst);
     }
     case R_CALL_CLOSURE: {
-        int32_t f = em_expr(E, e->a, -1);
-        uint32_t ft = em_regtype(E, f);
+        int32_t f = tl_em_expr(E, e->a, -1);
+        uint32_t ft = tl_em_regtype(E, f);
         if (vt(E, ft)->kind != VM_T_FUNC) {
-            f = em_coerce(E, f, em_vmtype(p, e->a->type));
-            ft = em_regtype(E, f);
+            f = tl_em_coerce(E, f, tl_em_vmtype(p, e->a->type));
+            ft = tl_em_regtype(E, f);
         }
         const VmType *fty = vt(E, ft);
         uint32_t n = fty->nparams + 1;
@@ -773,67 +773,67 @@ static VmOp aput_op(uint8_t kind)
          : kind == VM_T_BOOL ? VM_OP_APUTB : VM_OP_APUTR;
 }
 
-static int32_t array_literal(Em *E, TlExpr *e, int32_t dst)
+static int32_t array_literal(TlEm *E, TlExpr *e, int32_t dst)
 {
-    EmProg *p = E->p;
-    uint32_t at = em_vmtype(p, e->type);
+    TlEmProg *p = E->p;
+    uint32_t at = tl_em_vmtype(p, e->type);
     uint32_t et = vt(E, at)->ref;
     uint8_t ek = vt(E, et)->kind;
     uint32_t mark0 = E->ntemps;
-    int32_t arr = em_temp(E, at);
-    int32_t idx = em_temp(E, p->vt_int);
-    em_opk(E, VM_OP_LDI, idx, 0, 0, e->nargs);
-    em_op(E, VM_OP_NEWA, arr, idx, (int32_t)at);
+    int32_t arr = tl_em_temp(E, at);
+    int32_t idx = tl_em_temp(E, p->vt_int);
+    tl_em_opk(E, VM_OP_LDI, idx, 0, 0, e->nargs);
+    tl_em_op(E, VM_OP_NEWA, arr, idx, (int32_t)at);
     for (uint32_t i = 0; i < e->nargs; i++) {
         uint32_t mark = E->ntemps;
-        int32_t v = em_coerce(E, em_expr(E, e->args[i], -1), et);
-        em_opk(E, VM_OP_LDI, idx, 0, 0, i);
+        int32_t v = tl_em_coerce(E, tl_em_expr(E, e->args[i], -1), et);
+        tl_em_opk(E, VM_OP_LDI, idx, 0, 0, i);
         AT(E, e->args[i]);
-        em_op(E, aput_op(ek), arr, idx, v);
+        tl_em_op(E, aput_op(ek), arr, idx, v);
         release_above(E, mark, -1);
     }
     release_above(E, mark0, arr);
     return fin(E, arr, dst);
 }
 
-static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
+static int32_t expr_kind(TlEm *E, TlExpr *e, int32_t dst)
 {
     TlCompiler *c = E->c;
-    EmProg *p = E->p;
+    TlEmProg *p = E->p;
     switch ((TlExprKind)e->kind) {
     case E_INT: {
         int32_t r = out(E, p->vt_int, dst);
-        em_opk(E, VM_OP_LDI, r, 0, 0, e->ival);
+        tl_em_opk(E, VM_OP_LDI, r, 0, 0, e->ival);
         return fin(E, r, dst);
     }
     case E_FLOAT: {
         int32_t r = out(E, p->vt_float, dst);
-        em_opf(E, VM_OP_LDF, r, e->fval);
+        tl_em_opf(E, VM_OP_LDF, r, e->fval);
         return fin(E, r, dst);
     }
     case E_STRING: {
         int32_t r = out(E, p->vt_string, dst);
-        em_op(E, VM_OP_LDK, r, (int32_t)em_const(p, e->str, e->slen), 0);
+        tl_em_op(E, VM_OP_LDK, r, (int32_t)tl_em_const(p, e->str, e->slen), 0);
         return fin(E, r, dst);
     }
     case E_BOOL: {
         int32_t r = out(E, p->vt_bool, dst);
-        em_op(E, e->ival ? VM_OP_LDTRUE : VM_OP_LDFALSE, r, 0, 0);
+        tl_em_op(E, e->ival ? VM_OP_LDTRUE : VM_OP_LDFALSE, r, 0, 0);
         return fin(E, r, dst);
     }
     case E_NULL: {
-        int32_t r = dst >= 0 && vm_type_is_ref(vt(E, em_regtype(E, dst))) ? dst : em_temp(E, p->vt_object);
-        em_op(E, VM_OP_LDNULL, r, 0, 0);
+        int32_t r = dst >= 0 && vm_type_is_ref(vt(E, tl_em_regtype(E, dst))) ? dst : tl_em_temp(E, p->vt_object);
+        tl_em_op(E, VM_OP_LDNULL, r, 0, 0);
         return fin(E, r, dst);
     }
     case E_NAME:
     case E_SELF:
         if (e->rk == R_LOCAL)
-            return fin(E, em_local_of(E, e->sym, e->aux), dst);
+            return fin(E, tl_em_local_of(E, e->sym, e->aux), dst);
         if (e->rk == R_GLOBAL) {
             TlGlobal *g = e->sym;
-            int32_t r = out(E, em_vmtype(p, g->type), dst);
-            em_op(E, VM_OP_LDG, r, (int32_t)g->vm, 0);
+            int32_t r = out(E, tl_em_vmtype(p, g->type), dst);
+            tl_em_op(E, VM_OP_LDG, r, (int32_t)g->vm, 0);
             return fin(E, r, dst);
         }
         if (e->rk == R_FUNC)
@@ -841,7 +841,7 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
         return dst;
     case E_UNARY: {
         uint32_t mark = E->ntemps;
-        int32_t a = em_expr(E, e->a, -1);
+        int32_t a = tl_em_expr(E, e->a, -1);
         AT(E, e);
         VmOp o;
         uint32_t t;
@@ -859,7 +859,7 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
             t = p->vt_int;
         }
         int32_t r = out_after(E, t, dst, mark, a, -1);
-        em_op(E, o, r, a, 0);
+        tl_em_op(E, o, r, a, 0);
         return fin(E, r, dst);
     }
     case E_BINARY: {
@@ -877,65 +877,65 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
                 k = e->a->ival;
             }
             if (x) {
-                int32_t a = em_expr(E, x, -1);
+                int32_t a = tl_em_expr(E, x, -1);
                 AT(E, e);
                 int32_t r = out_after(E, p->vt_int, dst, mark, a, -1);
-                em_opk(E, VM_OP_ADDK, r, a, 0, k);
+                tl_em_opk(E, VM_OP_ADDK, r, a, 0, k);
                 return fin(E, r, dst);
             }
         }
-        int32_t a = em_expr(E, e->a, -1);
-        int32_t b = em_expr(E, e->b, -1);
+        int32_t a = tl_em_expr(E, e->a, -1);
+        int32_t b = tl_em_expr(E, e->b, -1);
         AT(E, e);
-        return em_binop_regs(E, e->op, e->type, a, b, dst, mark);
+        return tl_em_binop_regs(E, e->op, e->type, a, b, dst, mark);
     }
     case E_AND:
     case E_OR: {
-        int32_t r = em_temp(E, p->vt_bool);
+        int32_t r = tl_em_temp(E, p->vt_bool);
         uint32_t mark = E->ntemps;
-        int32_t end = em_label(E);
-        em_expr(E, e->a, r);
+        int32_t end = tl_em_label(E);
+        tl_em_expr(E, e->a, r);
         release_above(E, mark, -1);
         AT(E, e);
-        em_jump(E, e->kind == E_AND ? VM_OP_JF : VM_OP_JT, r, 0, end);
-        em_expr(E, e->b, r);
+        tl_em_jump(E, e->kind == E_AND ? VM_OP_JF : VM_OP_JT, r, 0, end);
+        tl_em_expr(E, e->b, r);
         release_above(E, mark, -1);
-        em_place(E, end);
+        tl_em_place(E, end);
         return fin(E, r, dst);
     }
     case E_IS: {
         uint32_t mark = E->ntemps;
-        int32_t a = em_expr(E, e->a, -1);
+        int32_t a = tl_em_expr(E, e->a, -1);
         AT(E, e);
         int32_t r = out_after(E, p->vt_bool, dst, mark, a, -1);
-        em_op(E, VM_OP_ISA, r, a, (int32_t)em_vmtype(p, e->rtype));
+        tl_em_op(E, VM_OP_ISA, r, a, (int32_t)tl_em_vmtype(p, e->rtype));
         return fin(E, r, dst);
     }
     case E_AS: {
         uint32_t mark = E->ntemps;
-        int32_t a = em_expr(E, e->a, -1);
-        uint32_t t = em_vmtype(p, e->rtype);
-        if (em_assignable(E, em_regtype(E, a), t))
+        int32_t a = tl_em_expr(E, e->a, -1);
+        uint32_t t = tl_em_vmtype(p, e->rtype);
+        if (tl_em_assignable(E, tl_em_regtype(E, a), t))
             return fin(E, a, dst);
         AT(E, e);
         int32_t r = out_after(E, t, dst, mark, a, -1);
-        em_op(E, VM_OP_CAST, r, a, (int32_t)t);
+        tl_em_op(E, VM_OP_CAST, r, a, (int32_t)t);
         return fin(E, r, dst);
     }
     case E_NEWARRAY: {
         uint32_t mark = E->ntemps;
-        int32_t n = em_expr(E, e->a, -1);
+        int32_t n = tl_em_expr(E, e->a, -1);
         AT(E, e);
-        uint32_t t = em_vmtype(p, e->rtype);
+        uint32_t t = tl_em_vmtype(p, e->rtype);
         int32_t r = out_after(E, t, dst, mark, n, -1);
-        em_op(E, VM_OP_NEWA, r, n, (int32_t)t);
+        tl_em_op(E, VM_OP_NEWA, r, n, (int32_t)t);
         return fin(E, r, dst);
     }
     case E_ARRAY:
         return array_literal(E, e, dst);
     case E_LAMBDA: {
         TlLambda *lam = e->lambda;
-        uint32_t idx = em_lambda_method(E, lam);
+        uint32_t idx = tl_em_lambda_method(E, lam);
         int32_t *vals = xmalloc((lam->ncaps ? lam->ncaps : 1) * sizeof *vals);
         for (uint32_t i = 0; i < lam->ncaps; i++)
             vals[i] = outer_value(E, lam->caps[i]);
@@ -946,42 +946,42 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
     }
     case E_INDEX: {
         uint32_t mark = E->ntemps;
-        int32_t a = em_expr(E, e->a, -1);
-        int32_t i = em_expr(E, e->b, -1);
+        int32_t a = tl_em_expr(E, e->a, -1);
+        int32_t i = tl_em_expr(E, e->b, -1);
         AT(E, e);
         int32_t r;
         if (e->a->type == c->t_string) {
-            a = em_coerce(E, a, p->vt_string);
+            a = tl_em_coerce(E, a, p->vt_string);
             r = out_after(E, p->vt_int, dst, mark, a, i);
-            em_op(E, VM_OP_SGET, r, a, i);
+            tl_em_op(E, VM_OP_SGET, r, a, i);
         } else {
-            uint32_t at = em_regtype(E, a);
+            uint32_t at = tl_em_regtype(E, a);
             if (vt(E, at)->kind != VM_T_ARRAY) {
-                a = em_coerce(E, a, em_vmtype(p, e->a->type));
-                at = em_regtype(E, a);
+                a = tl_em_coerce(E, a, tl_em_vmtype(p, e->a->type));
+                at = tl_em_regtype(E, a);
             }
             uint32_t et = vt(E, at)->ref;
             r = out_after(E, et, dst, mark, a, i);
-            em_op(E, aget_op(vt(E, et)->kind), r, a, i);
+            tl_em_op(E, aget_op(vt(E, et)->kind), r, a, i);
         }
         return fin(E, r, dst);
     }
     case E_MEMBER: {
         uint32_t mark = E->ntemps;
-        int32_t a = em_expr(E, e->a, -1);
+        int32_t a = tl_em_expr(E, e->a, -1);
         AT(E, e);
         int32_t r;
         if (e->rk == R_LENGTH) {
             bool s = e->a->type == c->t_string;
-            if (s || vt(E, em_regtype(E, a))->kind != VM_T_ARRAY)
-                a = em_coerce(E, a, s ? p->vt_string : em_vmtype(p, e->a->type));
+            if (s || vt(E, tl_em_regtype(E, a))->kind != VM_T_ARRAY)
+                a = tl_em_coerce(E, a, s ? p->vt_string : tl_em_vmtype(p, e->a->type));
             r = out_after(E, p->vt_int, dst, mark, a, -1);
-            em_op(E, s ? VM_OP_SLEN : VM_OP_ALEN, r, a, 0);
+            tl_em_op(E, s ? VM_OP_SLEN : VM_OP_ALEN, r, a, 0);
         } else {
             TlField *f = e->sym;
-            a = em_coerce(E, a, em_vmtype(p, e->a->type));
-            r = out_after(E, em_vmtype(p, f->type), dst, mark, a, -1);
-            em_op(E, VM_OP_GETF, r, a, (int32_t)f->vm);
+            a = tl_em_coerce(E, a, tl_em_vmtype(p, e->a->type));
+            r = out_after(E, tl_em_vmtype(p, f->type), dst, mark, a, -1);
+            tl_em_op(E, VM_OP_GETF, r, a, (int32_t)f->vm);
         }
         return fin(E, r, dst);
     }
@@ -993,7 +993,7 @@ static int32_t expr_kind(Em *E, TlExpr *e, int32_t dst)
     }
 }
 
-int32_t em_expr(Em *E, TlExpr *e, int32_t dst)
+int32_t tl_em_expr(TlEm *E, TlExpr *e, int32_t dst)
 {
     AT(E, e);
     return expr_kind(E, e, dst);

@@ -557,7 +557,7 @@ TEST(audit_bakeoff_turns)
 }
 
 /* Among paused records the one foreseeing its decision soonest resumes
- * first (Bake.foreseen: au_stats_to_decide when it was paused), not the
+ * first (AuBakeoff.foreseen: au_stats_to_decide when it was paused), not the
  * least recently run: work (2% apart: far from a decision) was paused
  * before twice (10% apart: 65 samples from audit.min_samples); when tree's
  * turn is over, twice resumes. */
@@ -649,7 +649,7 @@ TEST(audit_bakeoff_idle_waits)
 
 /* A record READY ahead whose method goes idle is passed over by a newly
  * queued one whose method is called: it gives its slot back
- * (queue_unreserve) and the new one compiles ahead, in a slot no waiting
+ * (au_queue_unreserve) and the new one compiles ahead, in a slot no waiting
  * record is compiled for; when the slot frees the new one samples with no
  * compile, and the one passed over, its method called again, later
  * samples in its own slot, still with no compile.  Before, the idle one
