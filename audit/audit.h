@@ -47,6 +47,8 @@
 #ifndef TALLY_AUDIT_H
 #define TALLY_AUDIT_H
 
+#include "vm.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -485,22 +487,15 @@ typedef struct AuPolicyParams {
     uint32_t seed;             /* of the threads' generators (0: 1) */
 } AuPolicyParams;
 
-/* Per thread and per policy slot; zero is a valid start. */
-typedef struct AuPolicyState {
-    int32_t countdown;
-    int32_t variant;
-    uint32_t rng;              /* xorshift32 of the gaps and the order; 0: not seeded */
-    int32_t timing;            /* the variant the timed wrapper runs (slow path) */
-    int32_t done;              /* bit k: variant k timed this cycle of the rotation */
-} AuPolicyState;
+/* The state per thread and per policy slot is a VmAuditSlot (vm/vm.h). */
 
 #define AU_CLEAN (-1)
 
 /* What this call runs: AU_CLEAN or the timed variant k (0 ≤ k < n).  The
  * fast path is `--countdown >= 0 → clean`, which the dispatcher inlines. */
-int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants);
+int au_policy_next(VmAuditSlot *st, const AuPolicyParams *p, int nvariants);
 /* The calling thread's state for a slot (0 ≤ slot < AU_MAX_SLOTS). */
-AuPolicyState *au_policy_state(int slot);
+VmAuditSlot *au_policy_state(int slot);
 /* New reset and burst from the base values with a random ε of ±jitter %:
  * on average 1 timed call in sample_every. */
 void au_policy_perturb(AuPolicyParams *p, int32_t sample_every, int32_t burst,

@@ -131,9 +131,6 @@
 #include <string.h>
 #include <time.h>
 
-_Static_assert(sizeof(AuPolicyState) == sizeof(((VmThread *)0)->audit[0]), "VmThread.audit holds AuPolicyStates");
-_Static_assert(offsetof(AuPolicyState, timing) == VM_AUDIT_TIMING * sizeof(int32_t),
-               "the timed wrapper reads AuPolicyState.timing");
 _Static_assert(AU_MAX_SLOTS == VM_AUDIT_SLOTS, "one policy slot per VmThread.audit entry");
 _Static_assert(AU_MAX_VARIANTS == JIT_MAX_VARIANTS, "the JIT compiles every variant of a bakeoff");
 _Static_assert(AU_MAX_COPIES == JIT_MAX_COPIES, "the JIT lays out every copy (audit.copies)");
@@ -188,7 +185,7 @@ static void event(AuAuditor *au, AuBakeoff *b, AuEvent ev)
 static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
 {
     AuDispatch *d = ctx;
-    AuPolicyState *st = (AuPolicyState *)t->audit[d->slot];
+    VmAuditSlot *st = &t->audit[d->slot];
     st->countdown++;
     int32_t place = -st->countdown;   /* if timed: its place in the burst, 0 first */
     int k = au_policy_next(st, d->params, d->arms);

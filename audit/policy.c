@@ -1,7 +1,7 @@
 /* audit/policy.c — the dispatch policy (thesis Fig. III.9) in plain C; the
  * generated dispatcher mirrors au_policy_next.
  *
- * Input: a thread's AuPolicyState for the bakeoff's slot and the shared
+ * Input: a thread's VmAuditSlot for the bakeoff's slot and the shared
  * AuPolicyParams.  Output: per call, "clean" or "timed variant k".
  *
  * Per thread the calls cycle through: a gap of about `reset` clean calls,
@@ -41,17 +41,17 @@
 
 #include <stdint.h>
 
-_Static_assert(AU_MAX_VARIANTS * AU_MAX_COPIES < 32, "AuPolicyState.done: one bit per variant copy");
+_Static_assert(AU_MAX_VARIANTS * AU_MAX_COPIES < 32, "VmAuditSlot.done: one bit per variant copy");
 
-static __thread AuPolicyState policy_tls[AU_MAX_SLOTS];
+static __thread VmAuditSlot policy_tls[AU_MAX_SLOTS];
 
-AuPolicyState *au_policy_state(int slot)
+VmAuditSlot *au_policy_state(int slot)
 {
     return slot >= 0 && slot < AU_MAX_SLOTS ? &policy_tls[slot] : NULL;
 }
 
 /* The thread's xorshift32, seeded from p->seed at its first use. */
-static uint32_t draw(AuPolicyState *st, const AuPolicyParams *p)
+static uint32_t draw(VmAuditSlot *st, const AuPolicyParams *p)
 {
     uint32_t x = st->rng ? st->rng : (p->seed ? p->seed : 1);
     x ^= x << 13;
@@ -61,7 +61,7 @@ static uint32_t draw(AuPolicyState *st, const AuPolicyParams *p)
 }
 
 /* reset ± spread, uniform, never below 0. */
-static int32_t gap(AuPolicyState *st, const AuPolicyParams *p, int32_t reset)
+static int32_t gap(VmAuditSlot *st, const AuPolicyParams *p, int32_t reset)
 {
     int32_t spread = __atomic_load_n(&p->spread, __ATOMIC_RELAXED);
     if (spread <= 0 || spread > reset)
@@ -74,7 +74,7 @@ static int32_t gap(AuPolicyState *st, const AuPolicyParams *p, int32_t reset)
 /* The variant after k's burst: one not yet timed in this cycle of the
  * rotation (st->done; a new cycle once all were), at random, never k
  * itself (n ≥ 2).  A zero state is a fresh cycle. */
-static int next_variant(AuPolicyState *st, const AuPolicyParams *p, int k, int n)
+static int next_variant(VmAuditSlot *st, const AuPolicyParams *p, int k, int n)
 {
     uint32_t all = (1u << n) - 1, self = 1u << k;
     uint32_t done = ((uint32_t)st->done & all) | self;
@@ -88,7 +88,7 @@ static int next_variant(AuPolicyState *st, const AuPolicyParams *p, int k, int n
     return __builtin_ctz(may);
 }
 
-int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
+int au_policy_next(VmAuditSlot *st, const AuPolicyParams *p, int nvariants)
 {
     if (--st->countdown >= 0)
         return AU_CLEAN;
@@ -105,7 +105,7 @@ int au_policy_next(AuPolicyState *st, const AuPolicyParams *p, int nvariants)
         k = 0;
     if (st->countdown <= -burst) {         /* the burst's last timed call */
         st->countdown = gap(st, p, reset);
-        st->variant = nvariants > 31 ? (k + 1) % nvariants   /* more than AuPolicyState.done holds */
+        st->variant = nvariants > 31 ? (k + 1) % nvariants   /* more than VmAuditSlot.done holds */
                       : nvariants > 1 ? next_variant(st, p, k, nvariants) : 0;
     } else {
         st->variant = k;

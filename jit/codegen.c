@@ -1190,8 +1190,7 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
     gcc_jit_lvalue *c0 = temp(g, g->t_ulong), *c1 = temp(g, g->t_ulong), *r = temp(g, g->t_value);
     gcc_jit_lvalue *k = temp(g, g->t_int);
     /* the variant the slow path chose, from this thread's slot state */
-    size_t off = offsetof(VmThread, audit) + slot * sizeof ((VmThread *)0)->audit[0] +
-                 VM_AUDIT_TIMING * sizeof ((VmThread *)0)->audit[0][0];
+    size_t off = offsetof(VmThread, audit) + slot * sizeof(VmAuditSlot) + offsetof(VmAuditSlot, timing);
     assign(g, k, rv(mem(g, gcc_jit_param_as_rvalue(pt), off, g->t_int)));
     /* its clean code through the table: a load gcc cannot see through */
     gcc_jit_rvalue *code = rv(elem(g, ptr(g, tab->clean), 0, g->t_entry, rv(k)));
@@ -1237,11 +1236,11 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
 }
 
 /* The dispatcher's prologue (before the ordinary one, in the entry
- * block): --t->audit[slot][0]; below zero, the slow path takes the call. */
+ * block): --t->audit[slot].countdown; below zero, the slow path takes the call. */
 static void dispatch_prologue(JitCg *g)
 {
     const JitDispatch *d = g->disp;
-    size_t off = offsetof(VmThread, audit) + d->slot * sizeof ((VmThread *)0)->audit[0];
+    size_t off = offsetof(VmThread, audit) + d->slot * sizeof(VmAuditSlot) + offsetof(VmAuditSlot, countdown);
     gcc_jit_lvalue *cd = mem(g, g->thread, off, g->t_int);
     gcc_jit_lvalue *n = temp(g, g->t_int);
     assign(g, n, bin(g, GCC_JIT_BINARY_OP_MINUS, g->t_int, rv(cd), gcc_jit_context_new_rvalue_from_int(g->c, g->t_int, 1)));

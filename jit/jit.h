@@ -139,7 +139,7 @@ typedef struct JitBakeoffTable {
     VmEntry clean[JIT_MAX_VARIANTS * JIT_MAX_COPIES];
     /* The timed wrapper, one for all variants, so that only the
      * variants' own code differs between their timed calls: k =
-     * t->audit[slot][VM_AUDIT_TIMING] (set by the slow path), then
+     * t->audit[slot].timing (set by the slow path), then
      * clean[k] between two cycle-counter reads; k is reported as is, so a
      * sample's "variant" is c·N + k. */
     VmEntry timed;
@@ -204,7 +204,7 @@ typedef struct JitBakeoffRequest {
     int copies;
     IrOptions ir[JIT_MAX_VARIANTS];
     const char *optset[JIT_MAX_VARIANTS];
-    uint32_t slot;                     /* the dispatcher decrements t->audit[slot][0] */
+    uint32_t slot;                     /* the dispatcher decrements t->audit[slot].countdown */
     /* the dispatcher without its countdown prologue, variant 0's clean
      * code alone (research.prologue=0: the baseline that measures the
      * prologue; slow is never called) */

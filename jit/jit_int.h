@@ -87,7 +87,7 @@ typedef struct JitDispatch {
  * one (no OSR entry); d NULL: without it. */
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
                             VmError *err);
-/* `name`: with k = t->audit[slot][VM_AUDIT_TIMING], time tab->clean[k]
+/* `name`: with k = t->audit[slot].timing, time tab->clean[k]
  * between two cycle-counter reads, report to sample(tab->bakeoff, k,
  * cycles, w): w = 1, or with tab->weighted the calls of m the timed call
  * made (m->prof.calls before and after). */

@@ -14,7 +14,7 @@
  *                method itself call clean_k: a timed call's recursion
  *                runs the variant timed, not the dispatcher);
  * and context 0 also
- *   timed        k = t->audit[slot][VM_AUDIT_TIMING] (set by the slow
+ *   timed        k = t->audit[slot].timing (set by the slow
  *                path); c0 = cycles; r = table->clean[k](t, m, args);
  *                c1 = cycles; sample(table->bakeoff, k, c1 − c0, w)
  *                — time on the stack, callees included; w = 1, or with
@@ -25,7 +25,7 @@
  *                that differs between their timed calls;
  * and a last context, with variant 0's options,
  *   dispatcher   variant 0's clean code behind
- *                if (--t->audit[slot][0] < 0) return slow(t, m, args, slow_ctx);
+ *                if (--t->audit[slot].countdown < 0) return slow(t, m, args, slow_ctx);
  *                (rq->no_prologue: without it, a baseline to measure it by)
  * Every variant's IR is built before any context compiles (variant_ir:
  * the profile it reads keeps changing while gcc works), once for the

@@ -35,7 +35,6 @@
 #define VM_FORMAT_VERSION 3u          /* bumped on any incompatible change */
 #define VM_NONE UINT32_MAX            /* "no index" in module tables */
 #define VM_AUDIT_SLOTS 16             /* VmThread.audit: the auditor's policy slots */
-#define VM_AUDIT_TIMING 3             /* VmThread.audit[slot][this]: the variant being timed */
 
 typedef struct Vm Vm;
 typedef struct VmThread VmThread;
@@ -495,6 +494,17 @@ typedef struct VmFrame {
  * Boehm's gc_inline.h fills, one of its counts */
 #define VM_GC_FL_EMPTY 26
 
+/* The auditor's dispatch state of one thread for one policy slot
+ * (audit/policy.c); zero is a valid start.  A dispatcher decrements
+ * countdown, a timed wrapper reads timing (jit/codegen.c). */
+typedef struct VmAuditSlot {
+    int32_t countdown;
+    int32_t variant;
+    uint32_t rng;              /* xorshift32 of the gaps and the order; 0: not seeded */
+    int32_t timing;            /* the variant the timed wrapper runs (slow path) */
+    int32_t done;              /* bit k: variant k timed this cycle of the rotation */
+} VmAuditSlot;
+
 struct VmThread {
     Vm *vm;
     VmValue *stack, *stack_end;   /* register stack */
@@ -504,12 +514,11 @@ struct VmThread {
     char *cstack_limit;           /* lowest safe C stack address */
     jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
     int status;                   /* exit status after unwinding */
-    /* The auditor's dispatch state of this thread, one {countdown,
-     * variant, rng, timing, done} (an AuPolicyState, audit/audit.h) per slot;
+    /* The auditor's dispatch state of this thread, one VmAuditSlot per slot;
      * zero is a valid start.  In the thread, not thread-local storage, so
      * that a dispatcher reaches its countdown from its t argument with one
      * decrement of memory, whichever thread calls it. */
-    int32_t audit[VM_AUDIT_SLOTS][5];
+    VmAuditSlot audit[VM_AUDIT_SLOTS];
     /* Calls of a probed method on this thread's stack (audit/probe.c):
      * only the outermost is timed, as a dispatcher times only calls from
      * outside the method. */

@@ -68,7 +68,7 @@ static void dispatcher_counts(const char *copies, int arms)
     AuPolicyParams *p = au_analysis_policy(au_auditor_analysis(e.au), 0);
     CHECK_INT(p->reset, 8);
     CHECK_INT(p->burst, 2);
-    AuPolicyState sim = {0};
+    VmAuditSlot sim = {0};
     uint64_t want[ARMS] = {0}, warm[ARMS] = {0}, clean = 0;
     const int N = 20000;
     for (int i = 0; i < N; i++) {
@@ -102,7 +102,7 @@ static void dispatcher_counts(const char *copies, int arms)
     CHECK_INT(clean, N - N / 5);
     CHECK_INT(dc.dropped, 0);
     /* the thread's state for the slot: as the simulation's */
-    AuPolicyState *st = (AuPolicyState *)e.t->audit[0];
+    VmAuditSlot *st = &e.t->audit[0];
     CHECK_INT(st->countdown, sim.countdown);
     CHECK_INT(st->variant, sim.variant);
     env_free(&e);
@@ -128,8 +128,8 @@ static void dispatcher_prologue(const char *prologue, bool counts)
     if (!twice)
         return;
     CHECK(twice->entry != env_fake_compiled);
-    AuPolicyState *st = (AuPolicyState *)e.t->audit[0];
-    *st = (AuPolicyState){0};
+    VmAuditSlot *st = &e.t->audit[0];
+    *st = (VmAuditSlot){0};
     const int N = 5000;
     for (int i = 0; i < N; i++)
         CHECK_INT(env_call_int(&e, twice, i).i, 2 * i);

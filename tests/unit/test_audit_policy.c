@@ -18,7 +18,7 @@ typedef struct Tally {
 
 /* Runs `calls` calls; every `perturb_every` calls (0: never) redraws the
  * parameters as the analysis thread would. */
-static void run(Tally *t, AuPolicyState *st, AuPolicyParams *p, int n, long calls,
+static void run(Tally *t, VmAuditSlot *st, AuPolicyParams *p, int n, long calls,
                 long perturb_every, AuRng *rng, int32_t every, int32_t burst, int32_t jitter)
 {
     *t = (Tally){.burst_min = 1L << 30, .hash = 1469598103934665603ull};
@@ -66,7 +66,7 @@ TEST(audit_policy_counts)
     au_policy_perturb(&p, 20, 4, 0, &rng);   /* jitter 0: the base values */
     CHECK_INT(p.burst, 4);
     CHECK_INT(p.reset, 76);
-    AuPolicyState st = {0};
+    VmAuditSlot st = {0};
     Tally t;
     run(&t, &st, &p, 2, 80000, 0, &rng, 20, 4, 0);
     CHECK_INT(t.timed, 4000);
@@ -81,7 +81,7 @@ TEST(audit_policy_counts)
 
     /* three variants: every cycle of three bursts has each once, never
      * one twice in a row, and not always in one order */
-    st = (AuPolicyState){0};
+    st = (VmAuditSlot){0};
     run(&t, &st, &p, 3, 60000, 0, &rng, 20, 4, 0);
     CHECK_INT(t.timed, 3000);
     for (int k = 0; k < 3; k++)
@@ -96,7 +96,7 @@ TEST(audit_policy_counts)
 
     /* burst 1 and 1 timed call in 2 */
     au_policy_perturb(&p, 2, 1, 0, &rng);
-    st = (AuPolicyState){0};
+    st = (VmAuditSlot){0};
     run(&t, &st, &p, 2, 1000, 0, &rng, 2, 1, 0);
     CHECK_INT(t.timed, 500);
     CHECK_INT(t.burst_max, 1);
@@ -112,7 +112,7 @@ TEST(audit_policy_order)
 {
     enum { N = 4, CALLS = 120000 };
     AuPolicyParams p = {.reset = 0, .burst = 1, .seed = 5};
-    AuPolicyState st = {0};
+    VmAuditSlot st = {0};
     long after[N][N] = {{0}};
     uint64_t h = 0;
     int prev = -1, cycle = 0;
@@ -135,19 +135,19 @@ TEST(audit_policy_order)
                 double share = (double)after[k][j] / (CALLS / N);
                 CHECK(share > 1 / 3.0 - 0.02 && share < 1 / 3.0 + 0.02);
             }
-    st = (AuPolicyState){0};
+    st = (VmAuditSlot){0};
     uint64_t h2 = 0;
     for (int i = 0; i < CALLS; i++)
         h2 = h2 * 31 + (uint64_t)au_policy_next(&st, &p, N);
     CHECK(h2 == h);
     /* more variants than the state's bits: in turn, never out of range */
-    st = (AuPolicyState){0};
+    st = (VmAuditSlot){0};
     for (int i = 0; i < 100; i++) {
         int k = au_policy_next(&st, &p, 40);
         CHECK_INT(k, i % 40);
     }
     /* a state left by a bakeoff with more variants still gives cycles */
-    st = (AuPolicyState){.countdown = 0, .variant = 1, .done = 0x7f};
+    st = (VmAuditSlot){.countdown = 0, .variant = 1, .done = 0x7f};
     cycle = 0;
     for (int i = 0; i < 2; i++)
         cycle |= 1 << au_policy_next(&st, &p, 2);
@@ -162,7 +162,7 @@ TEST(audit_policy_jitter)
     AuPolicyParams p;
     AuRng rng;
     au_rng_seed(&rng, 42);
-    AuPolicyState st = {0};
+    VmAuditSlot st = {0};
     Tally t;
     run(&t, &st, &p, 2, 2000000, 10000, &rng, 20, 4, 25);
     double share = (double)t.timed / (t.timed + t.clean);
@@ -172,11 +172,11 @@ TEST(audit_policy_jitter)
     CHECK(labs(t.per_variant[0] - t.per_variant[1]) <= t.timed / 100);
     uint64_t h = t.hash;
     au_rng_seed(&rng, 42);
-    st = (AuPolicyState){0};
+    st = (VmAuditSlot){0};
     run(&t, &st, &p, 2, 2000000, 10000, &rng, 20, 4, 25);
     CHECK(t.hash == h);
     au_rng_seed(&rng, 43);
-    st = (AuPolicyState){0};
+    st = (VmAuditSlot){0};
     run(&t, &st, &p, 2, 2000000, 10000, &rng, 20, 4, 25);
     CHECK(t.hash != h);
     /* the redrawn values vary around the base */
@@ -200,19 +200,19 @@ TEST(audit_policy_off)
     au_rng_seed(&rng, 1);
     au_policy_perturb(&p, 0, 4, 25, &rng);
     CHECK(p.reset < 0);
-    AuPolicyState st = {.countdown = -2, .variant = 7};
+    VmAuditSlot st = {.countdown = -2, .variant = 7};
     Tally t;
     run(&t, &st, &p, 2, 1000000, 0, &rng, 0, 4, 25);
     CHECK_INT(t.timed, 0);
     /* a variant index from a bakeoff with more variants is not returned */
     au_policy_perturb(&p, 20, 4, 0, &rng);
-    st = (AuPolicyState){.countdown = 0, .variant = 7};
+    st = (VmAuditSlot){.countdown = 0, .variant = 7};
     CHECK_INT(au_policy_next(&st, &p, 2), 0);
 }
 
 static void *other_thread(void *arg)
 {
-    AuPolicyState **out = arg;
+    VmAuditSlot **out = arg;
     out[0] = au_policy_state(0);
     out[1] = au_policy_state(1);
     CHECK(out[0]->countdown == 0 && out[0]->variant == 0);   /* fresh per thread */
@@ -222,7 +222,7 @@ static void *other_thread(void *arg)
 /* Each thread has its own state per slot. */
 TEST(audit_policy_state)
 {
-    AuPolicyState *mine0 = au_policy_state(0), *mine1 = au_policy_state(1), *theirs[2];
+    VmAuditSlot *mine0 = au_policy_state(0), *mine1 = au_policy_state(1), *theirs[2];
     CHECK(mine0 && mine1 && mine0 != mine1);
     CHECK(au_policy_state(-1) == NULL && au_policy_state(AU_MAX_SLOTS) == NULL);
     mine0->countdown = 123;
@@ -231,7 +231,7 @@ TEST(audit_policy_state)
     pthread_join(th, NULL);
     CHECK(theirs[0] != mine0 && theirs[1] != mine1);
     CHECK_INT(mine0->countdown, 123);
-    *mine0 = (AuPolicyState){0};
+    *mine0 = (VmAuditSlot){0};
 }
 
 /* Mean of a periodic cost seen by each variant's timed calls: call i costs
@@ -239,7 +239,7 @@ TEST(audit_policy_state)
  * repeats with the tree. */
 static void periodic(AuPolicyParams *p, int32_t period, double mean[2])
 {
-    AuPolicyState st = {0};
+    VmAuditSlot st = {0};
     double sum[2] = {0};
     long n[2] = {0};
     for (long i = 0; i < 1600000; i++) {
@@ -277,7 +277,7 @@ TEST(audit_policy_gaps)
     CHECK(fabs(m[0] - uniform) < 2 && fabs(m[1] - uniform) < 2);
 
     /* the gaps themselves: uniform over 0 … 2·reset, mean reset */
-    AuPolicyState st = {0};
+    VmAuditSlot st = {0};
     long gaps = 0, sum = 0, lo = 1L << 30, hi = -1, run = 0;
     for (long i = 0; i < 2000000; i++) {
         int k = au_policy_next(&st, &p, 2);

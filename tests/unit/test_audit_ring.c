@@ -311,7 +311,7 @@ typedef struct Feeder {
 static void *feed(void *arg)
 {
     Feeder *f = arg;
-    AuPolicyState st = {0};
+    VmAuditSlot st = {0};
     AuRng rng;
     au_rng_seed(&rng, 77);
     au_sample_record(f->id, 5, 1, 1);        /* no such variant */
