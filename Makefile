@@ -104,17 +104,17 @@ bench-quick: setup ## every benchmark at its test size in every tier: a correctn
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/suite.sh --quick
 
-bench-interp: setup ## interpreter micro benchmarks against Lua 5.4 (bench/micro/run.sh)
+bench-interp: setup ## interpreter micro benchmarks against Lua 5.4 (bench/micro/micro.sh)
 	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/micro/run.sh
+	@bash bench/micro/micro.sh
 
-bench-compile: setup ## compile speed of the front end (bench/compile/run.sh)
+bench-compile: setup ## compile speed of the front end (bench/compile/compile-speed.sh)
 	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/compile/run.sh
+	@bash bench/compile/compile-speed.sh
 
-bench-jit: setup ## CLBG kernels against their C twins, JIT off and on (bench/kernels/run.sh)
+bench-jit: setup ## CLBG kernels against their C twins, JIT off and on (bench/kernels/kernels.sh)
 	@$(MAKE) --no-print-directory bin/tally
-	@TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/run.sh
+	@TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/kernels.sh
 
 bench-audit: setup ## what the auditor's dispatchers cost on AWFY (bench/audit-overhead)
 	@$(MAKE) --no-print-directory bin/tally

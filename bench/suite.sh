@@ -8,7 +8,7 @@
 # prints "NAME: iterations=1 runtime: <N>us" per outer iteration, then
 # "NAME: iterations=OUTER average: ... total: ...", and exits 1 when its
 # result does not verify); bench/kernels/NAME.tl and their C twins (the
-# kernel list and sizes come from `bench/kernels/run.sh --list`, which also
+# kernel list and sizes come from `bench/kernels/kernels.sh --list`, which also
 # compiles the twins with --build); bin/tally.
 #
 # Full mode (default): RUNS rounds (default 3); each round runs every
@@ -66,7 +66,7 @@ root=$(cd "$here/.." && pwd)
 tally=${TALLY:-$root/bin/tally}
 awfydir=${BENCH_AWFY_DIR:-$here/awfy}
 json=${BENCH_JSON:-$here/results.json}
-kernels_sh=$here/kernels/run.sh
+kernels_sh=$here/kernels/kernels.sh
 kbindir=$root/build/kernels
 faildir=$root/build/bench-failures   # the output of failed runs
 

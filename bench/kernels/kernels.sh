@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/kernels/run.sh — numeric kernels of the Computer Language Benchmarks
+# bench/kernels/kernels.sh — numeric kernels of the Computer Language Benchmarks
 # Game: tally (in each configuration asked for) against the same algorithm
 # in plain C.
 #
@@ -24,10 +24,10 @@
 # Invariant: needs only bash, awk, date, coreutils and gcc (no python), so
 # it runs on a fresh Debian machine.
 #
-# Usage: bench/kernels/run.sh [--quick] [KERNEL[=SIZE]...]
+# Usage: bench/kernels/kernels.sh [--quick] [KERNEL[=SIZE]...]
 #   (default: every kernel, at its benchmark size; KERNEL=SIZE overrides it)
-#        bench/kernels/run.sh --list    the table: "NAME TEST-SIZE BENCH-SIZE" lines
-#        bench/kernels/run.sh --build   only compile the C twins (build/kernels/NAME)
+#        bench/kernels/kernels.sh --list    the table: "NAME TEST-SIZE BENCH-SIZE" lines
+#        bench/kernels/kernels.sh --build   only compile the C twins (build/kernels/NAME)
 #   (bench/suite.sh, the whole suite's harness, uses these two)
 # Environment:
 #   RUNS          runs per configuration (default 5; 1 in quick mode)
@@ -74,7 +74,7 @@ build_twins() {
             # cflags holds several options on purpose
             # shellcheck disable=SC2086
             if ! "$cc" $cflags -Wall -Wextra -o "$exe" "$src" -lm; then
-                echo "run.sh: the C twin $src does not compile" >&2
+                echo "kernels.sh: the C twin $src does not compile" >&2
                 return 2
             fi
         fi
@@ -102,15 +102,15 @@ runs=${RUNS:-5}
 ((quick)) && runs=1
 
 if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-    echo "run.sh: RUNS must be a positive integer, not '$runs'" >&2
+    echo "kernels.sh: RUNS must be a positive integer, not '$runs'" >&2
     exit 2
 fi
 if [[ ! -x $tally ]]; then
-    echo "run.sh: $tally not found or not executable (make bin/tally)" >&2
+    echo "kernels.sh: $tally not found or not executable (make bin/tally)" >&2
     exit 2
 fi
 if ! command -v "$cc" >/dev/null 2>&1; then
-    echo "run.sh: $cc not found" >&2
+    echo "kernels.sh: $cc not found" >&2
     exit 2
 fi
 
@@ -157,13 +157,13 @@ fi
 for arg in "$@"; do
     k=${arg%%=*}
     if [[ -z ${test_size[$k]+set} ]]; then
-        echo "run.sh: unknown kernel '$k' (one of: ${all_kernels[*]})" >&2
+        echo "kernels.sh: unknown kernel '$k' (one of: ${all_kernels[*]})" >&2
         exit 2
     fi
     if [[ $arg == *=* ]]; then
         s=${arg#*=}
         if ! [[ $s =~ ^[0-9]+$ ]]; then
-            echo "run.sh: bad size in '$arg'" >&2
+            echo "kernels.sh: bad size in '$arg'" >&2
             exit 2
         fi
     elif ((quick)); then

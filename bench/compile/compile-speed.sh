@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/compile/run.sh — compile-speed benchmark of the tally front end.
+# bench/compile/compile-speed.sh — compile-speed benchmark of the tally front end.
 #
 # Input: bench/compile/gen.sh (the generated program), the tally binary.
 # It generates a LINES-line program (default 10000) into build/bench-compile/,
@@ -11,7 +11,7 @@
 # Exit status 1 if the program fails to build or run, 2 on bad setup.
 # Invariant: needs only bash, awk, date and coreutils.
 #
-# Usage: bench/compile/run.sh [LINES]
+# Usage: bench/compile/compile-speed.sh [LINES]
 # Environment: BENCH_RUNS (default 7), TALLY (default bin/tally).
 set -u
 
@@ -23,11 +23,11 @@ tally=${TALLY:-$root/bin/tally}
 out=$root/build/bench-compile
 
 if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-    echo "run.sh: BENCH_RUNS must be a positive integer, not '$runs'" >&2
+    echo "compile-speed.sh: BENCH_RUNS must be a positive integer, not '$runs'" >&2
     exit 2
 fi
 if [[ ! -x $tally ]]; then
-    echo "run.sh: $tally not found or not executable (make bin/tally)" >&2
+    echo "compile-speed.sh: $tally not found or not executable (make bin/tally)" >&2
     exit 2
 fi
 mkdir -p "$out" || exit 2
@@ -38,17 +38,17 @@ nlines=$(wc -l <"$big")
 
 # The program must compile and run before its compile time means anything.
 if ! "$tally" build "$big" -o "$out/big.tlb" 2>"$out/build.err"; then
-    echo "run.sh: the generated program does not compile:" >&2
+    echo "compile-speed.sh: the generated program does not compile:" >&2
     head -20 "$out/build.err" >&2
     exit 1
 fi
 if ! "$tally" run "$out/big.tlb" >"$out/run.out" 2>"$out/run.err"; then
-    echo "run.sh: the generated program fails when run:" >&2
+    echo "compile-speed.sh: the generated program fails when run:" >&2
     head -20 "$out/run.err" >&2
     exit 1
 fi
 if ! "$tally" build "$tiny" -o "$out/tiny.tlb" 2>"$out/build.err"; then
-    echo "run.sh: the one-line program does not compile:" >&2
+    echo "compile-speed.sh: the one-line program does not compile:" >&2
     head -20 "$out/build.err" >&2
     exit 1
 fi
@@ -62,7 +62,7 @@ time_build() {
     t1=$(date +%s%N)
     elapsed_ns=$((t1 - t0))
     if ((status != 0)); then
-        echo "run.sh: tally build $1 failed (exit $status)" >&2
+        echo "compile-speed.sh: tally build $1 failed (exit $status)" >&2
         exit 1
     fi
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/micro/run.sh — interpreter micro benchmarks: tally against Lua 5.4.
+# bench/micro/micro.sh — interpreter micro benchmarks: tally against Lua 5.4.
 #
 # Input: each benchmark NAME in three versions that print the same text —
 # bench/micro/NAME.tla (hand-written bytecode), bench/micro/tl/NAME.tl (tally
@@ -18,7 +18,7 @@
 # Invariant: needs only bash, awk, date and coreutils (no python), so it
 # runs on a fresh Debian machine.
 #
-# Usage: bench/micro/run.sh [NAME...]       (default: every benchmark)
+# Usage: bench/micro/micro.sh [NAME...]       (default: every benchmark)
 # Environment: BENCH_RUNS (runs per configuration), TALLY (default
 # bin/tally), TALLY_FLAGS (default --jit=off: this suite measures the
 # interpreter), LUA (default lua5.4), BENCH_JSON (default
@@ -36,15 +36,15 @@ json=${BENCH_JSON:-$here/results.json}
 all_benchmarks=(fib loops floats array_sum array_fill calls virtual alloc strings)
 
 if ! [[ $runs =~ ^[1-9][0-9]*$ ]]; then
-    echo "run.sh: BENCH_RUNS must be a positive integer, not '$runs'" >&2
+    echo "micro.sh: BENCH_RUNS must be a positive integer, not '$runs'" >&2
     exit 2
 fi
 if [[ ! -x $tally ]]; then
-    echo "run.sh: $tally not found or not executable (make bin/tally)" >&2
+    echo "micro.sh: $tally not found or not executable (make bin/tally)" >&2
     exit 2
 fi
 if ! command -v "$lua" >/dev/null 2>&1; then
-    echo "run.sh: $lua not found (apt-get install lua5.4)" >&2
+    echo "micro.sh: $lua not found (apt-get install lua5.4)" >&2
     exit 2
 fi
 
@@ -55,7 +55,7 @@ else
 fi
 for b in "${benchmarks[@]}"; do
     if [[ ! -f $here/$b.tla || ! -f $here/tl/$b.tl || ! -f $here/lua/$b.lua ]]; then
-        echo "run.sh: unknown benchmark '$b' (need $b.tla, tl/$b.tl and lua/$b.lua)" >&2
+        echo "micro.sh: unknown benchmark '$b' (need $b.tla, tl/$b.tl and lua/$b.lua)" >&2
         exit 2
     fi
 done
