@@ -49,7 +49,7 @@ typedef struct AuBakeoffRecord {
     char client[32];               /* "inline", "optlevel", "aa", "custom", ... */
     AuPhase phase;
     int nvariants;
-    AuVariantSpec variants[AU_MAX_VARIANTS];
+    AuVariantSpec variants[JIT_MAX_VARIANTS];
     AuResult result;               /* latest look; final in AU_PHASE_DONE */
     int installed;                 /* variant whose clean code is installed; -1 none */
     double t_queued, t_started, t_decided;   /* seconds since the VM started; 0 = not yet */
@@ -161,7 +161,7 @@ bool au_clients_parse(const char *list, uint32_t *mask, struct VmError *err);
 /* The variants of client c under the VM's tunables (n ≥ 2), or 0 + err
  * when its tunables are bad (an unknown option set, fewer than two). */
 struct VmTunables;
-int au_client_variants(AuClient c, const struct VmTunables *tun, AuVariantSpec out[AU_MAX_VARIANTS],
+int au_client_variants(AuClient c, const struct VmTunables *tun, AuVariantSpec out[JIT_MAX_VARIANTS],
                        struct VmError *err);
 /* Checks every audit.* tunable the lifecycle and the clients use (the
  * command's usage check, before anything runs). */

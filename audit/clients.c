@@ -107,7 +107,7 @@ static void spec(AuVariantSpec *v, const char *name, const char *optset, const V
 /* The option sets of a list separated by sep, each checked; 0 + err if
  * fewer than two or one is bad.  what names the tunable in messages. */
 static int split_sets(const char *list, char sep, const char *what, const VmTunables *tun,
-                      AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
+                      AuVariantSpec out[JIT_MAX_VARIANTS], VmError *err)
 {
     int n = 0;
     for (const char *p = list ? list : ""; *p;) {
@@ -119,8 +119,8 @@ static int split_sets(const char *list, char sep, const char *what, const VmTuna
             return vm_fail(err, "tunable '%s': option set longer than %d characters", what, AU_OPTIONS_MAX - 1), 0;
         if (!set[0])
             return vm_fail(err, "tunable '%s': empty option set in '%s'", what, list), 0;
-        if (n == AU_MAX_VARIANTS)
-            return vm_fail(err, "tunable '%s': more than %d variants", what, AU_MAX_VARIANTS), 0;
+        if (n == JIT_MAX_VARIANTS)
+            return vm_fail(err, "tunable '%s': more than %d variants", what, JIT_MAX_VARIANTS), 0;
         VmError e2 = {{0}};
         if (!jit_optset_check(set, &e2))
             return vm_fail(err, "tunable '%s': %s", what, e2.msg), 0;
@@ -134,7 +134,7 @@ static int split_sets(const char *list, char sep, const char *what, const VmTuna
     return n;
 }
 
-int au_client_variants(AuClient c, const VmTunables *tun, AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
+int au_client_variants(AuClient c, const VmTunables *tun, AuVariantSpec out[JIT_MAX_VARIANTS], VmError *err)
 {
     const char *def = tun->jit_optset && tun->jit_optset[0] ? tun->jit_optset : "O2";
     switch (c) {
@@ -175,8 +175,8 @@ bool au_check_tunables(const VmTunables *tun, VmError *err)
     uint32_t mask;
     if (!au_clients_parse(tun->audit_clients, &mask, err))
         return false;
-    if (tun->audit_concurrent < 1 || tun->audit_concurrent > AU_MAX_SLOTS)
-        return vm_fail(err, "tunable 'audit.concurrent' must be in 1..%d, got %lld", AU_MAX_SLOTS,
+    if (tun->audit_concurrent < 1 || tun->audit_concurrent > VM_AUDIT_SLOTS)
+        return vm_fail(err, "tunable 'audit.concurrent' must be in 1..%d, got %lld", VM_AUDIT_SLOTS,
                        (long long)tun->audit_concurrent);
     if (tun->audit_probe < 0 || tun->audit_probe > AU_PROBE_MAX)
         return vm_fail(err, "tunable 'audit.probe' must be in 0..%d, got %lld", AU_PROBE_MAX,
@@ -184,7 +184,7 @@ bool au_check_tunables(const VmTunables *tun, VmError *err)
     AuConfig cfg;
     if (!au_config_from_tunables(&cfg, tun, err))
         return false;
-    AuVariantSpec v[AU_MAX_VARIANTS];
+    AuVariantSpec v[JIT_MAX_VARIANTS];
     for (int c = 0; c < AU_NCLIENTS; c++)
         if ((mask & 1u << c) && !au_client_variants((AuClient)c, tun, v, err))
             return false;

@@ -48,8 +48,8 @@ bool au_config_from_tunables(AuConfig *cfg, const VmTunables *tun, VmError *err)
         return vm_fail(err, "tunables 'audit.sample_every' (0..1000000) and 'audit.burst' (1..1000000) out of range");
     if (tun->audit_warmup < 0 || tun->audit_warmup > 1000000)
         return vm_fail(err, "tunable 'audit.warmup' must be in 0..1000000, got %lld", (long long)tun->audit_warmup);
-    if (tun->audit_copies < 1 || tun->audit_copies > AU_MAX_COPIES)
-        return vm_fail(err, "tunable 'audit.copies' must be in 1..%d, got %lld", AU_MAX_COPIES,
+    if (tun->audit_copies < 1 || tun->audit_copies > JIT_MAX_COPIES)
+        return vm_fail(err, "tunable 'audit.copies' must be in 1..%d, got %lld", JIT_MAX_COPIES,
                        (long long)tun->audit_copies);
     if (tun->audit_copy_margin < 0 || tun->audit_copy_margin >= 10000)
         return vm_fail(err, "tunable 'audit.copy_margin' must be in 0..9999 (basis points), got %lld",

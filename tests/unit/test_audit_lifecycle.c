@@ -40,7 +40,7 @@ TEST(audit_client_variants)
 {
     VmTunables tun;
     vm_tunables_default(&tun);
-    AuVariantSpec v[AU_MAX_VARIANTS];
+    AuVariantSpec v[JIT_MAX_VARIANTS];
     VmError err = {{0}};
     CHECK_INT(au_client_variants(AU_CLIENT_INLINE, &tun, v, &err), 2);
     CHECK_STR(v[1].name, "inline4x");

@@ -844,7 +844,7 @@ TEST(audit_copy_means)
         CHECK(au_stats_add_copy(&st, 0, copy, c, 1));
         CHECK(au_stats_add(&st, 1, 100, 1));
     }
-    CHECK(!au_stats_add_copy(&st, 0, AU_MAX_COPIES, 100, 1));
+    CHECK(!au_stats_add_copy(&st, 0, JIT_MAX_COPIES, 100, 1));
     CHECK(!au_stats_add_copy(&st, 0, -1, 100, 1));
     CHECK(!au_stats_add_copy(&st, 2, 0, 100, 1));
     AuResult res;
@@ -1179,7 +1179,7 @@ TEST(audit_constant_samples)
     bad.trim_drop = bad.trim_window;
     CHECK(!au_stats_init(&st, 2, &bad));
     CHECK(!au_stats_init(&st, 1, &cfg));
-    CHECK(!au_stats_init(&st, AU_MAX_VARIANTS + 1, &cfg));
+    CHECK(!au_stats_init(&st, JIT_MAX_VARIANTS + 1, &cfg));
 }
 
 /* Oracle: no decision before max_samples per variant, then one
@@ -1249,7 +1249,7 @@ TEST(audit_config)
     CHECK(vm_tunables_set(&tun, "audit.burst=1", &err));
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.warmup, 0);
-    /* copies: 2 by default, with a 2% copy margin; 1..AU_MAX_COPIES */
+    /* copies: 2 by default, with a 2% copy margin; 1..JIT_MAX_COPIES */
     vm_tunables_default(&tun);
     CHECK(au_config_from_tunables(&cfg, &tun, &err));
     CHECK_INT(cfg.copies, 2);
