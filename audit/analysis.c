@@ -81,7 +81,7 @@ struct AuAnalysis {
     AuConfig cfg;
     AuDecideFn decide;
     void *ctx;
-    AuPolicyParams policy[AU_MAX_SLOTS];
+    AuPolicyParams policy[VM_AUDIT_SLOTS];
     AuRng rng;
     pthread_mutex_t lock;
     pthread_cond_t wake;       /* stop requests */
@@ -121,7 +121,7 @@ AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
         seed = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;
     }
     au_rng_seed(&a->rng, seed);
-    for (int s = 0; s < AU_MAX_SLOTS; s++) {
+    for (int s = 0; s < VM_AUDIT_SLOTS; s++) {
         /* the threads' gaps follow audit.seed too */
         a->policy[s].seed = (uint32_t)au_rng_next(&a->rng);
         au_policy_perturb(&a->policy[s], cfg->sample_every, cfg->burst, cfg->jitter, &a->rng);
@@ -217,7 +217,7 @@ uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now)
     Bakeoff *b = calloc(1, sizeof *b);
     if (!b)
         return 0;
-    b->slot = slot >= 0 && slot < AU_MAX_SLOTS ? slot : -1;
+    b->slot = slot >= 0 && slot < VM_AUDIT_SLOTS ? slot : -1;
     b->every = a->cfg.sample_every;
     if (!au_stats_init(&b->st, nvariants, &a->cfg)) {
         free(b);
@@ -457,11 +457,11 @@ static void route(void *ctx, const AuSample *s)
     /* timed code reports c·N + k for copy c of variant k (audit.copies) */
     uint32_t n = (uint32_t)b->st.nvariants, arm = s->variant & ~AU_SAMPLE_WARMUP;
     if (s->variant & AU_SAMPLE_WARMUP) {
-        if (arm >= n * AU_MAX_COPIES || !au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
+        if (arm >= n * JIT_MAX_COPIES || !au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
             a->counters.invalid++;
         return;   /* not fresh: nothing to test anew */
     }
-    if (arm >= n * AU_MAX_COPIES || !au_stats_add_copy(&b->st, (int)(arm % n), (int)(arm / n), s->cycles, s->weight)) {
+    if (arm >= n * JIT_MAX_COPIES || !au_stats_add_copy(&b->st, (int)(arm % n), (int)(arm / n), s->cycles, s->weight)) {
         a->counters.invalid++;
         return;
     }
@@ -600,13 +600,13 @@ void au_analysis_step(AuAnalysis *a, double now)
         bakeoff_free(take(a, i));
     }
     /* a slot without a bakeoff keeps the base rate for the next one */
-    int32_t every[AU_MAX_SLOTS];
-    for (int s = 0; s < AU_MAX_SLOTS; s++)
+    int32_t every[VM_AUDIT_SLOTS];
+    for (int s = 0; s < VM_AUDIT_SLOTS; s++)
         every[s] = a->cfg.sample_every;
     for (int i = 0; i < a->nbakeoffs; i++)
         if (a->bakeoffs[i]->slot >= 0 && !(a->bakeoffs[i]->paused > 0))
             every[a->bakeoffs[i]->slot] = a->bakeoffs[i]->every;
-    for (int s = 0; s < AU_MAX_SLOTS; s++)
+    for (int s = 0; s < VM_AUDIT_SLOTS; s++)
         au_policy_perturb(&a->policy[s], every[s], a->cfg.burst, a->cfg.jitter, &a->rng);
     pthread_mutex_unlock(&a->lock);
     for (int i = 0; i < ndone; i++)
@@ -617,7 +617,7 @@ void au_analysis_step(AuAnalysis *a, double now)
 
 AuPolicyParams *au_analysis_policy(AuAnalysis *a, int slot)
 {
-    return slot >= 0 && slot < AU_MAX_SLOTS ? &a->policy[slot] : NULL;
+    return slot >= 0 && slot < VM_AUDIT_SLOTS ? &a->policy[slot] : NULL;
 }
 
 void au_analysis_counters(AuAnalysis *a, AuCounters *out)

@@ -47,17 +47,13 @@
 #ifndef TALLY_AUDIT_H
 #define TALLY_AUDIT_H
 
+#include "jit.h"
 #include "vm.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tunables.h"
-
-#define AU_MAX_VARIANTS 8      /* variants of one bakeoff */
-#define AU_MAX_COPIES 2        /* copies of each variant's code (audit.copies) */
-#define AU_MAX_SLOTS 16        /* bakeoffs sampled at once (policy slots) */
 #define AU_MAX_TRIM_WINDOW 4096
 #define AU_PROBE_MAX 1024      /* timed calls a probe keeps (audit.probe) */
 
@@ -197,7 +193,7 @@ typedef struct AuVariantStats {
     uint64_t trimmed;          /* dropped as the slowest of their window */
     uint64_t warmups;          /* warm-up calls' samples: counted, not estimated */
     double warmup_cycles;      /* their Σ cycles */
-    AuCopySums copy[AU_MAX_COPIES];
+    AuCopySums copy[JIT_MAX_COPIES];
     uint32_t nwin;             /* samples in the current, incomplete window */
     AuObs *win;                /* trim_window entries */
     AuRecent recent[AU_WEIGHT_CLASSES];
@@ -216,18 +212,18 @@ typedef struct AuVariantStats {
 #define AU_PAIR_PENDING 64
 typedef struct AuPaired {
     uint64_t rounds;
-    double sx[AU_MAX_VARIANTS], sw[AU_MAX_VARIANTS];
-    double xx[AU_MAX_VARIANTS][AU_MAX_VARIANTS];
-    double xw[AU_MAX_VARIANTS][AU_MAX_VARIANTS];
-    double ww[AU_MAX_VARIANTS][AU_MAX_VARIANTS];
-    uint32_t head[AU_MAX_VARIANTS], npending[AU_MAX_VARIANTS];
-    double px[AU_MAX_VARIANTS][AU_PAIR_PENDING], pw[AU_MAX_VARIANTS][AU_PAIR_PENDING];
+    double sx[JIT_MAX_VARIANTS], sw[JIT_MAX_VARIANTS];
+    double xx[JIT_MAX_VARIANTS][JIT_MAX_VARIANTS];
+    double xw[JIT_MAX_VARIANTS][JIT_MAX_VARIANTS];
+    double ww[JIT_MAX_VARIANTS][JIT_MAX_VARIANTS];
+    uint32_t head[JIT_MAX_VARIANTS], npending[JIT_MAX_VARIANTS];
+    double px[JIT_MAX_VARIANTS][AU_PAIR_PENDING], pw[JIT_MAX_VARIANTS][AU_PAIR_PENDING];
 } AuPaired;
 
 typedef struct AuStats {
     int nvariants;
     AuConfig cfg;
-    AuVariantStats v[AU_MAX_VARIANTS];
+    AuVariantStats v[JIT_MAX_VARIANTS];
     AuPaired pair;             /* the sequential and oracle tests' variances */
 } AuStats;
 
@@ -258,8 +254,8 @@ typedef struct AuVariantResult {
     double weight;             /* Σ weight of the kept samples (= samples at weight 1) */
     uint64_t warmups;          /* warm-up calls timed, not estimated */
     double warmup_cycles;      /* their mean cycles a call (0 without any) */
-    uint64_t copy_samples[AU_MAX_COPIES];   /* kept, per copy of its code */
-    double copy_mean[AU_MAX_COPIES];        /* cycles per unit of weight, per copy */
+    uint64_t copy_samples[JIT_MAX_COPIES];   /* kept, per copy of its code */
+    double copy_mean[JIT_MAX_COPIES];        /* cycles per unit of weight, per copy */
     double rel, rel_lo, rel_hi; /* mean / mean(best) − 1, with interval */
     bool slower;               /* shown slower than the best at this look */
 } AuVariantResult;
@@ -315,7 +311,7 @@ typedef struct AuResult {
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
     AuOnline online;           /* audit.verify: the decision this result's samples came after */
-    AuVariantResult v[AU_MAX_VARIANTS];
+    AuVariantResult v[JIT_MAX_VARIANTS];
 } AuResult;
 
 /* Running, sequential test: seconds of sampling until r's first deciding
@@ -346,13 +342,13 @@ bool au_rate_futile(const AuConfig *cfg, double calls_per_s, int nvariants, doub
  * warm-up calls. */
 uint64_t au_result_timed_calls(const AuResult *r);
 
-/* false on nvariants outside 2..AU_MAX_VARIANTS, a bad trim window, or
+/* false on nvariants outside 2..JIT_MAX_VARIANTS, a bad trim window, or
  * no memory. */
 bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg);
 void au_stats_free(AuStats *st);
 /* One sample of `variant` (weight 0 or a bad variant: ignored, false). */
 bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight);
-/* The same, timed on copy `copy` of the variant's code (0..AU_MAX_COPIES). */
+/* The same, timed on copy `copy` of the variant's code (0..JIT_MAX_COPIES). */
 bool au_stats_add_copy(AuStats *st, int variant, int copy, uint64_t cycles, uint32_t weight);
 /* A burst's warm-up call of variant: only counted (AuVariantResult.warmup_cycles). */
 bool au_stats_add_warmup(AuStats *st, int variant, uint64_t cycles);
@@ -366,7 +362,7 @@ typedef struct AuConfirm {
     uint64_t at;               /* fewest samples of a variant at its first look; 0 = none */
     AuOutcome outcome;         /* the decision then: AU_WINNER or AU_NO_DIFFERENCE */
     int best;                  /* the winner then */
-    double sx[AU_MAX_VARIANTS], sw[AU_MAX_VARIANTS];  /* each variant's sums then (AuSums) */
+    double sx[JIT_MAX_VARIANTS], sw[JIT_MAX_VARIANTS];  /* each variant's sums then (AuSums) */
     int unconfirmed;           /* confirming looks at which the decision did not stand */
     int fresh_disagreed;       /* of them, only because of the samples since its first look */
 } AuConfirm;
@@ -494,7 +490,7 @@ typedef struct AuPolicyParams {
 /* What this call runs: AU_CLEAN or the timed variant k (0 ≤ k < n).  The
  * fast path is `--countdown >= 0 → clean`, which the dispatcher inlines. */
 int au_policy_next(VmAuditSlot *st, const AuPolicyParams *p, int nvariants);
-/* The calling thread's state for a slot (0 ≤ slot < AU_MAX_SLOTS). */
+/* The calling thread's state for a slot (0 ≤ slot < VM_AUDIT_SLOTS). */
 VmAuditSlot *au_policy_state(int slot);
 /* New reset and burst from the base values with a random ε of ±jitter %:
  * on average 1 timed call in sample_every. */

@@ -80,7 +80,7 @@ struct AuAuditor {
     AuConfig cfg;
     uint32_t clients;
     int nvariants[AU_NCLIENTS];
-    AuVariantSpec variants[AU_NCLIENTS][AU_MAX_VARIANTS];
+    AuVariantSpec variants[AU_NCLIENTS][JIT_MAX_VARIANTS];
     uint64_t hot_threshold;
     int concurrent;
     AuAnalysis *an;

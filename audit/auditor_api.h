@@ -49,7 +49,7 @@ typedef struct AuBakeoffRecord {
     char client[32];               /* "inline", "optlevel", "aa", "custom", ... */
     AuPhase phase;
     int nvariants;
-    AuVariantSpec variants[AU_MAX_VARIANTS];
+    AuVariantSpec variants[JIT_MAX_VARIANTS];
     AuResult result;               /* latest look; final in AU_PHASE_DONE */
     int installed;                 /* variant whose clean code is installed; -1 none */
     double t_queued, t_started, t_decided;   /* seconds since the VM started; 0 = not yet */
@@ -163,7 +163,7 @@ bool au_clients_parse(const char *list, uint32_t *mask, struct VmError *err);
  * tunables are bad (an unknown option set, fewer than two). */
 struct IrOptions;
 int au_client_variants(AuClient c, const AuConfig *cfg, const char *jit_optset, const struct IrOptions *ir,
-                       AuVariantSpec out[AU_MAX_VARIANTS], struct VmError *err);
+                       AuVariantSpec out[JIT_MAX_VARIANTS], struct VmError *err);
 /* Checks cfg as au_config_check does, then the clients and their variants
  * (the command's usage check, before anything runs). */
 bool au_check_config(AuConfig *cfg, const char *jit_optset, const struct IrOptions *ir, struct VmError *err);

@@ -107,7 +107,7 @@ static void spec(AuVariantSpec *v, const char *name, const char *optset, const I
 /* The option sets of a list separated by sep, each checked; 0 + err if
  * fewer than two or one is bad.  what names the tunable in messages. */
 static int split_sets(const char *list, char sep, const char *what, const IrOptions *ir,
-                      AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
+                      AuVariantSpec out[JIT_MAX_VARIANTS], VmError *err)
 {
     int n = 0;
     for (const char *p = list ? list : ""; *p;) {
@@ -119,8 +119,8 @@ static int split_sets(const char *list, char sep, const char *what, const IrOpti
             return vm_fail(err, "tunable '%s': option set longer than %d characters", what, AU_OPTIONS_MAX - 1), 0;
         if (!set[0])
             return vm_fail(err, "tunable '%s': empty option set in '%s'", what, list), 0;
-        if (n == AU_MAX_VARIANTS)
-            return vm_fail(err, "tunable '%s': more than %d variants", what, AU_MAX_VARIANTS), 0;
+        if (n == JIT_MAX_VARIANTS)
+            return vm_fail(err, "tunable '%s': more than %d variants", what, JIT_MAX_VARIANTS), 0;
         VmError e2 = {{0}};
         if (!jit_optset_check(set, &e2))
             return vm_fail(err, "tunable '%s': %s", what, e2.msg), 0;
@@ -135,7 +135,7 @@ static int split_sets(const char *list, char sep, const char *what, const IrOpti
 }
 
 int au_client_variants(AuClient c, const AuConfig *cfg, const char *jit_optset, const IrOptions *ir,
-                       AuVariantSpec out[AU_MAX_VARIANTS], VmError *err)
+                       AuVariantSpec out[JIT_MAX_VARIANTS], VmError *err)
 {
     const char *def = jit_optset && jit_optset[0] ? jit_optset : "O2";
     switch (c) {
@@ -174,7 +174,7 @@ bool au_check_config(AuConfig *cfg, const char *jit_optset, const IrOptions *ir,
     uint32_t mask;
     if (!au_clients_parse(cfg->clients, &mask, err) || !au_config_check(cfg, err))
         return false;
-    AuVariantSpec v[AU_MAX_VARIANTS];
+    AuVariantSpec v[JIT_MAX_VARIANTS];
     for (int c = 0; c < AU_NCLIENTS; c++)
         if ((mask & 1u << c) && !au_client_variants((AuClient)c, cfg, jit_optset, ir, v, err))
             return false;

@@ -131,10 +131,6 @@
 #include <string.h>
 #include <time.h>
 
-_Static_assert(AU_MAX_SLOTS == VM_AUDIT_SLOTS, "one policy slot per VmThread.audit entry");
-_Static_assert(AU_MAX_VARIANTS == JIT_MAX_VARIANTS, "the JIT compiles every variant of a bakeoff");
-_Static_assert(AU_MAX_COPIES == JIT_MAX_COPIES, "the JIT lays out every copy (audit.copies)");
-
 /* Seconds a probe waits for its timed calls (it stands in front of the
  * method meanwhile; the bakeoff thread waits, as it would for a compile). */
 #define PROBE_WAIT 0.1
@@ -332,7 +328,7 @@ static uint64_t received(const AuBakeoffRecord *r)
 {
     uint64_t got = r->result.timed_before;   /* research.restart: the ones before */
     got += r->result.online.outcome != AU_RUNNING ? r->result.online.samples : 0;
-    for (int k = 0; k < r->result.nvariants && k < AU_MAX_VARIANTS; k++)
+    for (int k = 0; k < r->result.nvariants && k < JIT_MAX_VARIANTS; k++)
         got += r->result.v[k].received;
     return got;
 }

@@ -41,13 +41,13 @@
 
 #include <stdint.h>
 
-_Static_assert(AU_MAX_VARIANTS * AU_MAX_COPIES < 32, "VmAuditSlot.done: one bit per variant copy");
+_Static_assert(JIT_MAX_VARIANTS * JIT_MAX_COPIES < 32, "VmAuditSlot.done: one bit per variant copy");
 
-static __thread VmAuditSlot policy_tls[AU_MAX_SLOTS];
+static __thread VmAuditSlot policy_tls[VM_AUDIT_SLOTS];
 
 VmAuditSlot *au_policy_state(int slot)
 {
-    return slot >= 0 && slot < AU_MAX_SLOTS ? &policy_tls[slot] : NULL;
+    return slot >= 0 && slot < VM_AUDIT_SLOTS ? &policy_tls[slot] : NULL;
 }
 
 /* The thread's xorshift32, seeded from p->seed at its first use. */

@@ -153,7 +153,7 @@ int au_queue_free_slot(const AuAuditor *au)
             held |= 1u << c->d->slot;
     }
     int any = -1;
-    for (int slot = 0; slot < AU_MAX_SLOTS; slot++)
+    for (int slot = 0; slot < VM_AUDIT_SLOTS; slot++)
         if (!(au->slots & 1u << slot)) {
             if (!(held & 1u << slot))
                 return slot;

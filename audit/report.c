@@ -153,7 +153,7 @@ static void json_interval(FILE *f, double lo, double hi)
 static int nvariants(const AuBakeoffRecord *r)
 {
     int n = r->nvariants;
-    return n < 0 ? 0 : n > AU_MAX_VARIANTS ? AU_MAX_VARIANTS : n;
+    return n < 0 ? 0 : n > JIT_MAX_VARIANTS ? JIT_MAX_VARIANTS : n;
 }
 
 /* The name of variant k, or null when k names none. */
@@ -191,7 +191,7 @@ static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
     fputs(",\"stddev_cycles\":", f);
     json_num(f, known && v->samples > 1 ? v->stddev : NAN);
     /* per copy of its code (audit.copies), in copy order */
-    int copies = r->copies < 1 ? 1 : r->copies > AU_MAX_COPIES ? AU_MAX_COPIES : r->copies;
+    int copies = r->copies < 1 ? 1 : r->copies > JIT_MAX_COPIES ? JIT_MAX_COPIES : r->copies;
     fputs(",\"copy_samples\":[", f);
     for (int c = 0; c < copies; c++)
         fprintf(f, "%s%" PRIu64, c ? "," : "", known ? v->copy_samples[c] : 0);

@@ -145,7 +145,7 @@ double au_rng_double(AuRng *r)
 bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg)
 {
     memset(st, 0, sizeof *st);
-    if (nvariants < 2 || nvariants > AU_MAX_VARIANTS || cfg->trim_window < 1 ||
+    if (nvariants < 2 || nvariants > JIT_MAX_VARIANTS || cfg->trim_window < 1 ||
         cfg->trim_window > AU_MAX_TRIM_WINDOW || cfg->trim_drop >= cfg->trim_window)
         return false;
     st->nvariants = nvariants;
@@ -153,7 +153,7 @@ bool au_stats_init(AuStats *st, int nvariants, const AuConfig *cfg)
     for (int i = 0; i < nvariants; i++) {
         st->v[i].win = malloc(cfg->trim_window * sizeof(AuObs));
         bool ok = st->v[i].win != NULL;
-        for (int c = 0; c < AU_MAX_COPIES; c++)
+        for (int c = 0; c < JIT_MAX_COPIES; c++)
             ok = ok && (st->v[i].copy[c].win = malloc(cfg->trim_window * sizeof(AuObs)));
         if (!ok) {
             au_stats_free(st);
@@ -173,11 +173,11 @@ static void free_recent(AuRecent *recent)
 
 void au_stats_free(AuStats *st)
 {
-    for (int i = 0; i < AU_MAX_VARIANTS; i++) {
+    for (int i = 0; i < JIT_MAX_VARIANTS; i++) {
         free(st->v[i].win);
         st->v[i].win = NULL;
         free_recent(st->v[i].recent);
-        for (int c = 0; c < AU_MAX_COPIES; c++) {
+        for (int c = 0; c < JIT_MAX_COPIES; c++) {
             free(st->v[i].copy[c].win);
             st->v[i].copy[c].win = NULL;
             free_recent(st->v[i].copy[c].recent);
@@ -250,7 +250,7 @@ static void pair_window(AuStats *st, int k, double x, double w)
     for (int i = 0; i < n; i++)
         if (!p->npending[i])
             return;
-    double xs[AU_MAX_VARIANTS], ws[AU_MAX_VARIANTS];
+    double xs[JIT_MAX_VARIANTS], ws[JIT_MAX_VARIANTS];
     for (int i = 0; i < n; i++) {
         xs[i] = p->px[i][p->head[i]];
         ws[i] = p->pw[i][p->head[i]];
@@ -438,7 +438,7 @@ bool au_stats_add(AuStats *st, int variant, uint64_t cycles, uint32_t weight)
 
 bool au_stats_add_copy(AuStats *st, int variant, int copy, uint64_t cycles, uint32_t weight)
 {
-    if (variant < 0 || variant >= st->nvariants || copy < 0 || copy >= AU_MAX_COPIES || weight == 0)
+    if (variant < 0 || variant >= st->nvariants || copy < 0 || copy >= JIT_MAX_COPIES || weight == 0)
         return false;
     AuVariantStats *v = &st->v[variant];
     v->received++;
@@ -513,7 +513,7 @@ void au_stats_estimate(const AuStats *st, int variant, AuEstimate *e)
  * not judged on them. */
 static bool fresh_agrees(const AuConfirm *c, const AuStats *st)
 {
-    double mean[AU_MAX_VARIANTS];
+    double mean[JIT_MAX_VARIANTS];
     for (int k = 0; k < st->nvariants; k++) {
         const AuSums *s = &st->v[k].sums;
         double dw = s->sw - c->sw[k];
@@ -888,7 +888,7 @@ double au_rate_judged_from(const AuConfig *cfg)
 uint64_t au_result_timed_calls(const AuResult *r)
 {
     uint64_t n = 0;
-    for (int k = 0; k < r->nvariants && k < AU_MAX_VARIANTS; k++)
+    for (int k = 0; k < r->nvariants && k < JIT_MAX_VARIANTS; k++)
         n += r->v[k].received + r->v[k].warmups;
     return n;
 }
@@ -954,7 +954,7 @@ static double copy_gap(const AuResult *r, int k, int b, int c)
 static double gap_spread(const AuResult *r, int k, int b)
 {
     double lo = INFINITY, hi = -INFINITY;
-    for (int c = 0; c < AU_MAX_COPIES; c++) {
+    for (int c = 0; c < JIT_MAX_COPIES; c++) {
         double g = copy_gap(r, k, b, c);
         if (!isnan(g)) {
             lo = fmin(lo, g);
@@ -979,7 +979,7 @@ static bool copies_agree(const AuResult *r, int k, int b, double margin)
     if (!r->v[k].copy_samples[1] || !r->v[b].copy_samples[1])
         return true;
     double need = margin > 0 ? fmax(log1p(margin), gap_spread(r, k, b)) : 0;
-    for (int c = 0; c < AU_MAX_COPIES; c++) {
+    for (int c = 0; c < JIT_MAX_COPIES; c++) {
         double g = copy_gap(r, k, b, c);
         if (!isnan(g) && !(g > need))
             return false;
@@ -1012,15 +1012,15 @@ static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, d
 {
     if (!(margin > 0) || !r->v[k].copy_samples[1] || !r->v[b].copy_samples[1])
         return false;
-    double gvar[AU_MAX_COPIES], all = 0;
-    for (int c = 0; c < AU_MAX_COPIES; c++)
+    double gvar[JIT_MAX_COPIES], all = 0;
+    for (int c = 0; c < JIT_MAX_COPIES; c++)
         all += gvar[c] = copy_var(r, e, k, c) + copy_var(r, e, b, c);
     /* the terms a gap must exceed: the margin, the gaps' spread (its
      * variance taken as the gaps' summed, independent of g's, as the
      * pairings' rule took it: for the smaller gap, which the spread
      * contains, that is low by up to half, and Z leaves room for it) */
     double term[2] = {log1p(margin), gap_spread(r, k, b)}, tvar[2] = {0, all};
-    for (int c = 0; c < AU_MAX_COPIES; c++) {
+    for (int c = 0; c < JIT_MAX_COPIES; c++) {
         double g = copy_gap(r, k, b, c);
         for (int t = 0; t < 2 && !isnan(g); t++)
             if (term[t] - g > PLACEMENT_Z * sqrt(gvar[c] + tvar[t]))
@@ -1095,7 +1095,7 @@ static Fewest fill_variants(const AuStats *st, AuEstimate *e, AuResult *out)
         vr->weight = st->v[k].sums.sw;
         vr->warmups = st->v[k].warmups;
         vr->warmup_cycles = vr->warmups ? st->v[k].warmup_cycles / (double)vr->warmups : 0;
-        for (int c = 0; c < AU_MAX_COPIES; c++) {
+        for (int c = 0; c < JIT_MAX_COPIES; c++) {
             const AuCopySums *cp = &st->v[k].copy[c];
             vr->copy_samples[c] = cp->samples;
             vr->copy_mean[c] = cp->sw > 0 ? cp->sc / cp->sw : 0;
@@ -1158,7 +1158,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
 {
     const AuConfig *cfg = &st->cfg;
     int n = st->nvariants;
-    AuEstimate e[AU_MAX_VARIANTS];
+    AuEstimate e[JIT_MAX_VARIANTS];
     memset(out, 0, sizeof *out);
     out->outcome = AU_RUNNING;
     out->test = test;

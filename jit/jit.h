@@ -129,8 +129,8 @@ bool jit_mode_parse(const char *s, JitMode *out);
  * (jit/variants.c).  The code reaches the auditor only through the table
  * and the two function pointers of the request (jit/ includes nothing of
  * audit/). */
-#define JIT_MAX_VARIANTS 8
-#define JIT_MAX_COPIES 2
+#define JIT_MAX_VARIANTS 8      /* variants of one bakeoff */
+#define JIT_MAX_COPIES 2        /* copies of each variant's code (audit.copies) */
 #define JIT_MAX_CALLEES 64
 
 typedef struct JitBakeoffTable {

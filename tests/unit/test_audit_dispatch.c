@@ -12,7 +12,7 @@
 
 /* ---- the real dispatcher ---------------------------------------------------------- */
 
-#define ARMS (AU_MAX_VARIANTS * AU_MAX_COPIES)
+#define ARMS (JIT_MAX_VARIANTS * JIT_MAX_COPIES)
 
 typedef struct Count {
     uint32_t aid;

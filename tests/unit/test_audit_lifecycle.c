@@ -43,7 +43,7 @@ TEST(audit_client_variants)
     au_config_default(&cfg);
     IrOptions ir;
     ir_options_default(&ir);
-    AuVariantSpec v[AU_MAX_VARIANTS];
+    AuVariantSpec v[JIT_MAX_VARIANTS];
     VmError err = {{0}};
     CHECK_INT(au_client_variants(AU_CLIENT_INLINE, &cfg, "O2", &ir, v, &err), 2);
     CHECK_STR(v[1].name, "inline4x");

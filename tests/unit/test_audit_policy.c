@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 typedef struct Tally {
-    long clean, timed, per_variant[AU_MAX_VARIANTS];
+    long clean, timed, per_variant[JIT_MAX_VARIANTS];
     long bursts, burst_min, burst_max;
     int order[64];              /* variants of the first bursts */
     uint64_t hash;              /* of the whole call sequence */
@@ -224,7 +224,7 @@ TEST(audit_policy_state)
 {
     VmAuditSlot *mine0 = au_policy_state(0), *mine1 = au_policy_state(1), *theirs[2];
     CHECK(mine0 && mine1 && mine0 != mine1);
-    CHECK(au_policy_state(-1) == NULL && au_policy_state(AU_MAX_SLOTS) == NULL);
+    CHECK(au_policy_state(-1) == NULL && au_policy_state(VM_AUDIT_SLOTS) == NULL);
     mine0->countdown = 123;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, other_thread, theirs) == 0);

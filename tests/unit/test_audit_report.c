@@ -269,7 +269,7 @@ TEST(audit_report_json_hostile_records)
     r[1].result.v[0].stddev = INFINITY;
     r[1].result.v[0].rel_hi = NAN;
     r[1].result.v[0].copy_mean[0] = NAN;
-    r[1].copies = 1000;   /* clamped to AU_MAX_COPIES */
+    r[1].copies = 1000;   /* clamped to JIT_MAX_COPIES */
     r[1].t_decided = NAN;
     r[1].t_queued = INFINITY;
     /* strings without their NUL, indexes out of range, a bad phase and outcome */
@@ -316,12 +316,12 @@ TEST(audit_report_json_hostile_records)
                       "\"outcome\":\"unknown\",\"winner\":null,\"installed\":\"inline4x\",\"best\":null,"
                       "\"runner_up\":null,\"test\":\"unknown\",\"oracle\":false,\"futile\":false,\"placement\":false,\"between\":false,\"no_winner\":false,\"confidence\":null,");
     CHECK_CONTAINS(s, "{\"name\":\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\",\"options\":\"oooo");
-    /* nvariants 1000 is clamped to AU_MAX_VARIANTS */
+    /* nvariants 1000 is clamped to JIT_MAX_VARIANTS */
     const char *r4 = strstr(s, "{\"id\":4,");
     int nv = 0;
     for (const char *p = r4 ? strstr(r4, "{\"name\":") : NULL; p; p = strstr(p + 1, "{\"name\":"))
         nv++;
-    CHECK_INT(nv, AU_MAX_VARIANTS);
+    CHECK_INT(nv, JIT_MAX_VARIANTS);
     free(s);
 }
 

@@ -735,7 +735,7 @@ TEST(audit_ring_rate_follows_calls)
     AuAnalysis *a = hand_analysis(&cfg, &d);
     if (!a)
         return;
-    CHECK(au_analysis_policy(a, AU_MAX_SLOTS) == NULL);
+    CHECK(au_analysis_policy(a, VM_AUDIT_SLOTS) == NULL);
     uint32_t busy = au_analysis_begin(a, 2, 3, 100.0);
     uint32_t calm = au_analysis_begin(a, 2, 5, 100.0);
     /* 100 timed calls in 0.1 s at 1 in 20: R = 20,000, the base rate */

@@ -843,7 +843,7 @@ TEST(audit_copy_means)
         CHECK(au_stats_add_copy(&st, 0, copy, c, 1));
         CHECK(au_stats_add(&st, 1, 100, 1));
     }
-    CHECK(!au_stats_add_copy(&st, 0, AU_MAX_COPIES, 100, 1));
+    CHECK(!au_stats_add_copy(&st, 0, JIT_MAX_COPIES, 100, 1));
     CHECK(!au_stats_add_copy(&st, 0, -1, 100, 1));
     CHECK(!au_stats_add_copy(&st, 2, 0, 100, 1));
     AuResult res;
@@ -1178,7 +1178,7 @@ TEST(audit_constant_samples)
     bad.trim_drop = bad.trim_window;
     CHECK(!au_stats_init(&st, 2, &bad));
     CHECK(!au_stats_init(&st, 1, &cfg));
-    CHECK(!au_stats_init(&st, AU_MAX_VARIANTS + 1, &cfg));
+    CHECK(!au_stats_init(&st, JIT_MAX_VARIANTS + 1, &cfg));
 }
 
 /* Oracle: no decision before max_samples per variant, then one
@@ -1247,7 +1247,7 @@ TEST(audit_config)
     CHECK_INT(cfg.warmup, 3);
     CHECK(cfg_set(&cfg, "audit.burst=1", &err));
     CHECK_INT(cfg.warmup, 0);
-    /* copies: 2 by default, with a 2% copy margin; 1..AU_MAX_COPIES */
+    /* copies: 2 by default, with a 2% copy margin; 1..JIT_MAX_COPIES */
     au_config_default(&cfg);
     CHECK_INT(cfg.copies, 2);
     CHECK(sim_near(cfg.copy_margin, 0.02, 1e-12));
