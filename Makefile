@@ -8,16 +8,16 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -MP
-CPPFLAGS += -Ivm -Ilang -Iir -Ijit -Iaudit -D_GNU_SOURCE
+CPPFLAGS += -Ivm -Ilang -Iir -Ijit -Imarkers -Iaudit -D_GNU_SOURCE
 LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
 
 # The tiers, in link order: vm/ (loader, verifier, interpreter, runtime),
 # lang/ (the language front end), ir/ (the JIT's IR, reached through the
-# VM's hooks), jit/ (libgccjit back end, compile thread), audit/ (the
-# performance auditor).  Every program that runs tally code links them all.
+# VM's hooks), jit/ (libgccjit back end, compile thread), markers/ (code
+# markers: loop timing points), audit/ (the performance auditor).  Every program that runs tally code links them all.
 CLI_SRC  := cli/main.c
 TIER_SRC := $(wildcard vm/*.c) $(wildcard lang/*.c) \
-            $(wildcard ir/*.c) $(wildcard jit/*.c) $(wildcard audit/*.c)
+            $(wildcard ir/*.c) $(wildcard jit/*.c) $(wildcard markers/*.c) $(wildcard audit/*.c)
 TIER_OBJ := $(TIER_SRC:%.c=build/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=build/%.o)
 # the same tiers with switch dispatch instead of computed goto

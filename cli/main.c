@@ -8,6 +8,7 @@
  */
 #include "vm.h"
 #include "jit.h"
+#include "markers.h"
 #include "auditor_api.h"
 #include "lang.h"
 
@@ -25,6 +26,7 @@ typedef struct Options {
     IrOptions ir;
     JitTunables jit_tun;
     AuConfig au;
+    MkTunables mk;
     VmTunSet tunables;
     const char *stats;      /* --stats=FILE */
     const char *out;        /* -o FILE */
@@ -322,7 +324,7 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
         if (!v)
             return fail_usage("-X needs name=value%s", "", NULL);
-        if (!vm_tun_set(&o->tunables, v, &err)) {
+        if (!vm_tun_set(&o->tunables, v, &err) || !mk_tunables_check(&o->mk, &err)) {
             fprintf(stderr, "tally: %s\n", err.msg);
             return EXIT_USAGE;
         }
@@ -389,8 +391,9 @@ int main(int argc, char **argv)
     ir_options_default(&o.ir);
     jit_tunables_default(&o.jit_tun);
     au_config_default(&o.au);
-    o.tunables = (VmTunSet){{&vm_tun_group, &ir_tun_group, &jit_tun_group, &au_tun_group},
-                            {&o.tun, &o.ir, &o.jit_tun, &o.au}, 4};
+    mk_tunables_default(&o.mk);
+    o.tunables = (VmTunSet){{&vm_tun_group, &ir_tun_group, &jit_tun_group, &mk_tun_group, &au_tun_group},
+                            {&o.tun, &o.ir, &o.jit_tun, &o.mk, &o.au}, 5};
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 

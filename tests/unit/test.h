@@ -64,6 +64,7 @@ int test_directive_words(const char *text, const char *name, char **out, int max
 #include "vm.h"
 #include "ir.h"
 #include "jit.h"
+#include "markers.h"
 #include "audit.h"
 /* Loading programs (util.c): test_link verifies and links m (freed on
  * failure; tun NULL = defaults; report: failures are test failures);
@@ -94,6 +95,7 @@ typedef struct TestTunables {
     VmTunables vm;
     IrOptions ir;
     JitTunables jit;
+    MkTunables mk;
     AuConfig au;
 } TestTunables;
 void test_tunables_init(TestTunables *t);

@@ -243,11 +243,13 @@ void test_tunables_init(TestTunables *t)
     vm_tunables_default(&t->vm);
     ir_options_default(&t->ir);
     jit_tunables_default(&t->jit);
+    mk_tunables_default(&t->mk);
     au_config_default(&t->au);
 }
 
 bool test_tunables_set(TestTunables *t, const char *assignment, VmError *err)
 {
-    VmTunSet set = {{&vm_tun_group, &ir_tun_group, &jit_tun_group, &au_tun_group}, {&t->vm, &t->ir, &t->jit, &t->au}, 4};
+    VmTunSet set = {{&vm_tun_group, &ir_tun_group, &jit_tun_group, &mk_tun_group, &au_tun_group},
+                    {&t->vm, &t->ir, &t->jit, &t->mk, &t->au}, 5};
     return vm_tun_set(&set, assignment, err);
 }
