@@ -40,6 +40,7 @@
  * - One AuAnalysis drains the process's buffers: at most one per process.
  */
 #include "audit.h"
+#include "loops.h"
 
 #include <errno.h>
 #include <math.h>
@@ -67,6 +68,8 @@ typedef struct Bakeoff {
     uint64_t timed_before;     /* timed calls (au_result_timed_calls) before its last restart */
     bool jit_queued;           /* au_analysis_jit_queued: a callee waits in the JIT's queue */
     int held;                  /* looks whose decision waited for it (research.wait_jit) */
+    bool loops;                /* loop timings (au_analysis_loops): decided on `regions` */
+    AuLoops regions;
 } Bakeoff;
 
 /* Rounds after which a bakeoff that received nothing is tested anyway.
@@ -196,6 +199,7 @@ void au_analysis_stop(AuAnalysis *a)
 static void bakeoff_free(Bakeoff *b)
 {
     au_stats_free(&b->st);
+    au_loops_free(&b->regions);
     free(b);
 }
 
@@ -252,6 +256,20 @@ static int find(AuAnalysis *a, uint32_t id)
         if (a->bakeoffs[i]->id == id)
             return i;
     return -1;
+}
+
+bool au_analysis_loops(AuAnalysis *a, uint32_t id, uint32_t npoints)
+{
+    pthread_mutex_lock(&a->lock);
+    int i = find(a, id);
+    Bakeoff *b = i >= 0 ? a->bakeoffs[i] : NULL;
+    bool ok = b && !b->loops && au_loops_init(&b->regions, b->st.nvariants, npoints, a->cfg.trim_window);
+    if (ok) {
+        b->loops = true;
+        b->every = 1;   /* a rarely called method: every call timed */
+    }
+    pthread_mutex_unlock(&a->lock);
+    return ok;
 }
 
 /* Removes entry i; lock held. */
@@ -321,6 +339,11 @@ static bool held(const AuAnalysis *a, const Bakeoff *b)
  * the oracle's look at the samples after the decision, which rides along. */
 static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, double elapsed, AuResult *out)
 {
+    if (b->loops) {   /* on the per-invocation estimate; no confirmation */
+        AuOutcome o = au_loops_test(&b->regions, &a->cfg, a->cfg.test, elapsed, out);
+        out->sample_every = b->every;
+        return o;
+    }
     AuOutcome o = au_stats_test(&b->st, a->cfg.test, elapsed, out);
     if (b->online.outcome != AU_RUNNING) {   /* verifying: the decision's counts stay */
         out->online = b->online;
@@ -454,8 +477,16 @@ static void route(void *ctx, const AuSample *s)
         }
         b = a->last = a->bakeoffs[i];
     }
-    /* timed code reports c·N + k for copy c of variant k (audit.copies) */
-    uint32_t n = (uint32_t)b->st.nvariants, arm = s->variant & ~AU_SAMPLE_WARMUP;
+    /* timed code reports c·N + k for copy c of variant k (audit.copies),
+     * and a loop timing's region above it */
+    uint32_t n = (uint32_t)b->st.nvariants, arm = AU_SAMPLE_PART(s->variant), region = AU_SAMPLE_REGION(s->variant);
+    if (region) {
+        if (!b->loops || arm >= n * JIT_MAX_COPIES || !au_loops_add(&b->regions, (int)(arm % n), (int)region, s->cycles, s->weight))
+            a->counters.invalid++;
+        else
+            b->fresh = true;
+        return;
+    }
     if (s->variant & AU_SAMPLE_WARMUP) {
         if (arm >= n * JIT_MAX_COPIES || !au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
             a->counters.invalid++;
@@ -576,7 +607,7 @@ void au_analysis_step(AuAnalysis *a, double now)
             b->timed = 0;
         b->calls += (double)(timed - b->timed) * b->every;
         b->timed = timed;
-        b->every = sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, hz);
+        b->every = b->loops ? 1 : sample_rate(&a->cfg, elapsed > 0 ? b->calls / elapsed : 0, hz);
         d->r.sample_every = b->every;
         bool decided = o == AU_WINNER || o == AU_NO_DIFFERENCE;
         if (decided && held(a, b)) {   /* at the wall-time budget: a timeout, the default */

@@ -48,6 +48,7 @@
 #define TALLY_AUDIT_H
 
 #include "jit.h"
+#include "markers.h"
 #include "vm.h"
 
 #include <stdbool.h>
@@ -88,6 +89,10 @@ int au_test_parse(const char *s);
 
 /* ---- configuration (the audit.* tunables, in natural units) -------------- */
 
+/* What a timed call measures (audit.timing). */
+typedef enum AuTiming { AU_TIMING_AUTO, AU_TIMING_METHOD, AU_TIMING_MARKERS } AuTiming;
+
+
 /* The auditor's settings: a field per row of audit/audit_tunables.def (in
  * natural units: BP and PCT rows as fractions, MS rows in seconds), then
  * what au_config_check derives from them. */
@@ -100,6 +105,8 @@ typedef struct AuConfig {
     AuTest test;              /* audit.test, parsed */
     double alpha;             /* 1 − audit.confidence: error rate of a decision */
     double cycles_hz;         /* the cycle counter's rate; 0 = measured (tests set it) */
+    AuTiming timing_mode;     /* audit.timing, parsed */
+    MkTunables markers;       /* the markers' tunables (the command copies its own in) */
 } AuConfig;
 
 /* A bakeoff whose fastest variant's timed call (AuVariantResult.cycles:
@@ -455,6 +462,12 @@ bool au_sample_record(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint3
 uint32_t au_sample_warmup(uint32_t bakeoff);
 /* In a sample's variant: a warm-up call, counted but not estimated. */
 #define AU_SAMPLE_WARMUP 0x80000000u
+/* ... and its timing region (audit/loops.c): 0 a whole call, 1 the end of
+ * a call with loop timings, 2 + K the events of marker K; the part
+ * (c·N + k) in the low bits. */
+#define AU_SAMPLE_REGION_SHIFT 16
+#define AU_SAMPLE_PART(v) ((v) & 0xffffu)
+#define AU_SAMPLE_REGION(v) (((v) & ~AU_SAMPLE_WARMUP) >> AU_SAMPLE_REGION_SHIFT)
 
 typedef struct AuDrainCounts {
     uint64_t read;             /* valid samples handed to the callback */
@@ -525,6 +538,10 @@ void au_analysis_free(AuAnalysis *a);
  * none, its rate goes nowhere); its id (≥ 1), or 0 when n is out of range
  * or no memory.  `now` in seconds (au_now). */
 uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now);
+/* The bakeoff has loop timings with npoints markers (audit/loops.c): it
+ * is decided on its regions' per-invocation estimate, and every call
+ * through its dispatcher is timed.  False if unknown or no memory. */
+bool au_analysis_loops(AuAnalysis *a, uint32_t id, uint32_t npoints);
 /* Drops a running bakeoff without a decision; false if unknown. */
 bool au_analysis_cancel(AuAnalysis *a, uint32_t id);
 /* Between turns (audit.quantum_ms): a paused bakeoff keeps its samples

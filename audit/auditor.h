@@ -25,6 +25,7 @@ typedef struct AuDispatch {
     int nvariants;
     int arms;                  /* variants × copies: what the policy rotates over */
     int32_t warmup;            /* a burst's first calls not estimated */
+    struct AuLoopCode *loops;  /* loop timings: the markers' points (NULL: method timings) */
 } AuDispatch;
 
 typedef struct AuBakeoff {

@@ -70,6 +70,13 @@ typedef struct AuBakeoffRecord {
     bool deferred;                 /* research.defer: put back into the queue once, as its probe read cheap */
     bool same_code;                /* research.same_code: its variants compiled to the same code; DONE untimed */
     bool same_ir;                  /* research.same_ir: ... known from their IR: not probed, variant 0 alone compiled */
+    /* audit.timing: loop timings from code markers (npoints > 0) or method timings */
+    uint32_t npoints;              /* timing points (markers) */
+    uint32_t point_pc[JIT_MAX_POINTS];   /* each the bytecode pc of a block of the method */
+    double entry_freq;             /* the method's entry block's share of its block counts */
+    char timing_reason[128];       /* npoints 0: why method timings */
+    uint32_t marker_sites;         /* marker writes the rewrites found, over every variant and copy */
+    uint32_t markers_refused;      /* markers whose address gcc took: their events dropped */
 } AuBakeoffRecord;
 
 /* Copies of every bakeoff record so far (at most max), oldest first;

@@ -24,11 +24,21 @@ void au_config_default(AuConfig *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     vm_tun_defaults(&au_tun_group, cfg);
+    mk_tunables_default(&cfg->markers);
     au_config_check(cfg, NULL);   /* the defaults fit together */
 }
 
 bool au_config_check(AuConfig *cfg, VmError *err)
 {
+    const char *t = cfg->timing ? cfg->timing : "";
+    if (!strcmp(t, "auto"))
+        cfg->timing_mode = AU_TIMING_AUTO;
+    else if (!strcmp(t, "method"))
+        cfg->timing_mode = AU_TIMING_METHOD;
+    else if (!strcmp(t, "markers"))
+        cfg->timing_mode = AU_TIMING_MARKERS;
+    else
+        return vm_fail(err, "tunable 'audit.timing' expects \"auto\", \"method\" or \"markers\", got '%s'", t);
     int test = au_test_parse(cfg->test_name);
     if (test < 0)
         return vm_fail(err, "tunable 'audit.test' expects \"sequential\" or \"paper\", got '%s'",

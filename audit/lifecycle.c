@@ -122,6 +122,7 @@
  *   hook starts a bakeoff (audit.hot_threshold 0).
  */
 #include "auditor.h"
+#include "loops.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -283,6 +284,19 @@ static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
     event(au, b, AU_EV_QUEUED);
 }
 
+/* The work n calls of m's compiled code stand for: with loop timings
+ * possible (audit.timing not method), each call with the back edges a
+ * call took in the interpreter's profile, so that a method called a few
+ * times whose loops run long is hot too; otherwise the calls. */
+static double work(const AuAuditor *au, const VmMethod *m, uint64_t n)
+{
+    if (au->cfg.timing_mode == AU_TIMING_METHOD)
+        return (double)n;
+    double calls = (double)__atomic_load_n(&m->prof.calls, __ATOMIC_RELAXED);
+    double back = (double)__atomic_load_n(&m->prof.backedges, __ATOMIC_RELAXED);
+    return (double)n * (1 + (calls > 0 ? back / calls : 0));
+}
+
 /* Under mu: compiled methods that got hot get their clients' records;
  * every method's call rate is measured (the queue's order, au_queue_next). */
 static void scan(AuAuditor *au)
@@ -312,7 +326,7 @@ static void scan(AuAuditor *au)
         }
         if (s->asked == au->clients)
             continue;
-        if (calls - s->base < au->hot_threshold)
+        if (work(au, m, calls - s->base) < au->hot_threshold)
             continue;
         for (int c = 0; c < AU_NCLIENTS; c++)
             if ((au->clients & 1u << c) && !(s->asked & 1u << c)) {
@@ -578,6 +592,11 @@ static bool begin_analysis(AuAuditor *au, AuBakeoff *b, int slot)
         fail(au, b, "the analysis cannot take another bakeoff");
         return false;
     }
+    if (b->d->loops && !au_analysis_loops(au->an, aid, b->d->loops->npoints)) {
+        au_analysis_cancel(au->an, aid);
+        fail(au, b, "the analysis cannot take the bakeoff's loop timings");
+        return false;
+    }
     __atomic_store_n(&b->d->tab.bakeoff, aid, __ATOMIC_RELAXED);
     b->aid = aid;
     b->jit_queued = false;   /* as the analysis's new bakeoff (mark_jit_queued) */
@@ -678,8 +697,18 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
     char why[sizeof b->rec.failure];
     bool end_if_same = au->cfg.same_code && !alike(&rq);
     bool same_ir = end_if_same && au->cfg.same_ir;
+    AuLoopPlan lp;
+    au_loops_plan(&au->cfg, b->m, &rq.ir[0], &lp);
+    pthread_mutex_lock(&au->mu);
+    b->rec.npoints = lp.n;
+    memcpy(b->rec.point_pc, lp.pc, sizeof lp.pc);
+    b->rec.entry_freq = lp.entry_freq;
+    snprintf(b->rec.timing_reason, sizeof b->rec.timing_reason, "%s", lp.reason);
+    pthread_mutex_unlock(&au->mu);
+    /* loop timings: a method called rarely is what they are for, so the
+     * probe's rate is no reason to give up */
     if (judge_ir(au, b->m, &rq, &same_ir, why, sizeof why) ||
-        (!same_ir && probed_useless(au, b, wait, why, sizeof why))) {
+        (!same_ir && !lp.n && probed_useless(au, b, wait, why, sizeof why))) {
         pthread_mutex_lock(&au->mu);
         fail(au, b, why);
         pthread_mutex_unlock(&au->mu);
@@ -696,6 +725,19 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
     rq.slow = slow_path;
     rq.slow_ctx = d;
     rq.sample = au_sample_record;
+    if (d && lp.n) {
+        d->loops = au_loops_code_new(&d->tab.bakeoff, r->nvariants * r->copies, lp.n,
+                                     jit_dump_has(jit_tunables(au->jit, &(JitTunables){0})->dump, "markers"));
+        if (d->loops) {
+            rq.npoints = lp.n;
+            memcpy(rq.point_pc, lp.pc, sizeof rq.point_pc);
+            rq.pinned = mk_pinned(&au->cfg.markers);
+            rq.rewrite = au_loops_rewrite;
+            rq.rewrite_ctx = d->loops;
+            rq.enter = au_loops_enter;
+            rq.sample = au_loops_exit;
+        }
+    }
     VmError err = {{0}};
     bool ok = d != NULL;
     if (d) {
@@ -703,7 +745,7 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
         d->slot = (uint32_t)b->slot;
         d->nvariants = r->nvariants;
         d->arms = r->nvariants * r->copies;
-        d->warmup = au->cfg.warmup;
+        d->warmup = rq.npoints ? 0 : au->cfg.warmup;   /* loop timings: every call counts */
         rq.copies = r->copies;
         rq.no_prologue = !au->cfg.prologue;
         rq.end_if_same = end_if_same;
@@ -721,6 +763,10 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
         return false;
     }
     b->d = d;      /* loaded code refers to it from now on: kept */
+    if (d->loops) {
+        b->rec.marker_sites = d->loops->sites;
+        b->rec.markers_refused = d->loops->refused;
+    }
     if (b->ahead)
         b->rec.phase = AU_PHASE_READY;
     event(au, b, AU_EV_COMPILED);

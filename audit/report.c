@@ -292,6 +292,18 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     json_num(f, r->probe_rate > 0 ? r->probe_rate : NAN);
     fprintf(f, ",\"deferred\":%s,\"same_code\":%s,\"same_ir\":%s", r->deferred ? "true" : "false",
             r->same_code ? "true" : "false", r->same_ir ? "true" : "false");
+    /* loop timings: the points the markers time, or why none */
+    fprintf(f, ",\"timing\":\"%s\",\"timing_reason\":", r->npoints ? "markers" : "method");
+    if (r->npoints)
+        fputs("null", f);
+    else
+        json_str(f, r->timing_reason, sizeof r->timing_reason);
+    fputs(",\"entry_freq\":", f);
+    json_num(f, r->npoints || r->entry_freq > 0 ? r->entry_freq : NAN);
+    fputs(",\"points\":[", f);
+    for (uint32_t k = 0; k < r->npoints && k < JIT_MAX_POINTS; k++)
+        fprintf(f, "%s%u", k ? "," : "", r->point_pc[k]);
+    fprintf(f, "],\"marker_sites\":%u,\"markers_refused\":%u", r->marker_sites, r->markers_refused);
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);

@@ -215,9 +215,11 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         if (!jit)  /* not the program's fault: it runs interpreted */
             fprintf(stderr, "tally: warning: %s; running without the JIT\n", err.msg);
     }
+    MkEverywhereHooks *everywhere = mk_everywhere_attach(jit, &o->mk, jit_dump_has(o->jit_tun.dump, "markers"));
     /* --audit: bakeoffs of the compiled code.  Without the JIT there is
      * nothing to audit; said only with --log=audit, so that output stays
      * the same on every tier. */
+    o->au.markers = o->mk;
     AuAuditor *au = au_auditor_new(vm, jit, &o->au, &err);
     if (!au && err.msg[0] && o->au.log)
         fprintf(stderr, "tally: warning: %s; not auditing\n", err.msg);
@@ -234,6 +236,7 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         fprintf(stderr, "tally: %s\n", err.msg);
         au_auditor_free(au);
         jit_free(jit);
+        mk_everywhere_free(everywhere);
         vm_free(vm);
         vm_module_free(m);
         return EXIT_USAGE;
@@ -247,6 +250,7 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
     }
     au_auditor_free(au);
     jit_free(jit);
+    mk_everywhere_free(everywhere);
     fflush(stdout);
     vm_free(vm);
     vm_module_free(m);

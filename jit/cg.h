@@ -51,6 +51,9 @@ typedef struct JitCg {
     bool self_direct;              /* a bakeoff's variant: calls of m itself call fn */
     gcc_jit_block *null_fail;      /* the function's one null-dereference raise, */
     gcc_jit_lvalue *null_where;    /*   made on first use, and its site */
+    const JitMarks *marks;         /* code markers to insert (NULL: none) */
+    gcc_jit_lvalue **mk;           /* marker K's global, made on first use */
+    const char *fname;             /* the function's symbol (markers are named after it) */
 } JitCg;
 
 /* ---- small builders ------------------------------------------------------ */

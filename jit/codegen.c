@@ -983,12 +983,35 @@ static bool build_osr_entry(JitCg *g, const char *osr_name)
     return true;
 }
 
+/* Marker K's `+= 1` (markers/markers.h): plain, gcc may move, merge or
+ * duplicate it and keeps the global right at every store; pinned, an asm
+ * gcc must run where it stands, once per pass. */
+static void emit_marker(JitCg *g, uint32_t k)
+{
+    if (!g->mk[k]) {
+        char name[192];
+        snprintf(name, sizeof name, "%s_mk%u", g->fname, k);
+        g->mk[k] = gcc_jit_context_new_global(g->c, NULL, GCC_JIT_GLOBAL_INTERNAL, g->t_long, name);
+    }
+    if (g->marks->pinned) {
+        gcc_jit_extended_asm *a = gcc_jit_block_add_extended_asm(g->cur, NULL, "addq $1, %0");
+        gcc_jit_extended_asm_set_volatile_flag(a, 1);
+        gcc_jit_extended_asm_add_output_operand(a, NULL, "+m", g->mk[k]);
+        gcc_jit_extended_asm_add_clobber(a, "cc");
+    } else {
+        gcc_jit_block_add_assignment_op(g->cur, NULL, g->mk[k], GCC_JIT_BINARY_OP_PLUS, lng(g, 1));
+    }
+}
+
 /* The insns of IR block b into the gcc block gb. */
 static bool emit_block(JitCg *g, const IrBlock *b, gcc_jit_block *gb)
 {
     g->cur = gb;
     if (!b->ninsns)
         return vm_fail(g->err, "%s: empty block %u", g->m->name, b->id);
+    if (g->marks && b->id < g->marks->n && g->marks->at[b->id] >= 0 &&
+        (uint32_t)g->marks->at[b->id] < g->marks->nmarkers)
+        emit_marker(g, (uint32_t)g->marks->at[b->id]);
     for (uint32_t k = 0; k + 1 < b->ninsns; k++)
         if (!emit_insn(g, &b->insns[k]))
             return false;
@@ -1019,6 +1042,9 @@ static bool build_function(JitCg *g, const char *name, const char *osr_name)
     g->thread = gcc_jit_param_as_rvalue(pt);
     g->mparam = gcc_jit_param_as_rvalue(pm);
     g->args = gcc_jit_param_as_rvalue(pa);
+    g->fname = g->osr_only ? osr_name : name;
+    if (g->marks && g->marks->nmarkers && !(g->mk = calloc(g->marks->nmarkers, sizeof *g->mk)))
+        return vm_fail(g->err, "%s: out of memory", g->m->name);
 
     uint32_t maxargs = 1;
     for (uint32_t i = 0; i < f->nblocks; i++)
@@ -1106,6 +1132,11 @@ struct JitCodegen {
     JitCg proto;   /* the context and its types; copied for each method */
 };
 
+void jit_codegen_marks(JitCodegen *cg, const JitMarks *marks)
+{
+    cg->proto.marks = marks;
+}
+
 JitCodegen *jit_codegen_new(gcc_jit_context *ctx)
 {
     JitCodegen *cg = calloc(1, sizeof *cg);
@@ -1154,6 +1185,8 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
     free(g.bb);
     free(g.bb_osr);
     free(g.to_main);
+    free(g.mk);
+    cg->proto.marks = NULL;
     return ok;
 }
 
@@ -1175,7 +1208,7 @@ static void read_cycles(JitCg *g, gcc_jit_lvalue *dst)
 }
 
 bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
-                       JitSampleFn sample, VmError *err)
+                       JitSampleFn sample, JitTimedEnter enter, VmError *err)
 {
     JitCg g0 = cg->proto, *g = &g0;
     gcc_jit_context *c = g->c;
@@ -1193,7 +1226,7 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
     size_t off = offsetof(VmThread, audit) + slot * sizeof(VmAuditSlot) + offsetof(VmAuditSlot, timing);
     assign(g, k, rv(mem(g, gcc_jit_param_as_rvalue(pt), off, g->t_int)));
     /* its clean code through the table: a load gcc cannot see through */
-    gcc_jit_rvalue *code = rv(elem(g, ptr(g, tab->clean), 0, g->t_entry, rv(k)));
+    gcc_jit_rvalue *code = rv(elem(g, ptr(g, enter ? tab->marked : tab->clean), 0, g->t_entry, rv(k)));
     gcc_jit_rvalue *a[3] = {gcc_jit_param_as_rvalue(pt), gcc_jit_param_as_rvalue(pm), gcc_jit_param_as_rvalue(pa)};
     gcc_jit_lvalue *fn = temp(g, g->t_entry);
     assign(g, fn, code);
@@ -1202,6 +1235,11 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
     gcc_jit_lvalue *calls = mem(g, ptr(g, &m->prof.calls), 0, g->t_ulong);
     gcc_jit_lvalue *n0 = temp(g, g->t_ulong), *n = temp(g, g->t_ulong), *w = temp(g, g->t_uint);
     assign(g, n0, rv(calls));
+    if (enter) {   /* loop timings: the first region starts inside enter */
+        gcc_jit_type *pt1[1] = {g->t_uint};
+        gcc_jit_rvalue *a1[1] = {rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint))};
+        eval(g, call(g, JIT_FN(enter), g->t_void, 1, pt1, a1));
+    }
     read_cycles(g, c0);
     assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, rv(fn), 3, a));
     read_cycles(g, c1);

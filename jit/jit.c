@@ -361,6 +361,11 @@ void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx)
     pthread_mutex_unlock(&jit->mu);
 }
 
+void jit_set_marker_hooks(Jit *jit, const JitMarkerHooks *hooks)
+{
+    jit->markers = hooks ? *hooks : (JitMarkerHooks){0};
+}
+
 static void fail(Jit *jit, JitRequest *rq, const char *why)
 {
     pthread_mutex_lock(&jit->mu);

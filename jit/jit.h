@@ -79,6 +79,16 @@ typedef struct JitResult {
 
 typedef struct Jit Jit;
 
+/* Code markers to insert into one function (markers/ chooses them):
+ * at[b] = K ≥ 0 puts marker K at the start of block b of its IR (n
+ * entries, one per block), −1 none; nmarkers = 1 + the largest K. */
+typedef struct JitMarks {
+    const int32_t *at;
+    uint32_t n;
+    uint32_t nmarkers;
+    bool pinned;
+} JitMarks;
+
 /* The JIT's tunables, one field per row of jit/jit_tunables.def. */
 typedef struct JitTunables {
 #define TUNABLE(field, name, kind, deflt, min, max, unit, help) VM_TUN_CTYPE_##kind field;
@@ -119,6 +129,21 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
 typedef void (*JitInstallHook)(void *ctx, VmMethod *m);
 void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx);
 
+/* Code markers in the JIT's own units (markers.everywhere; markers/
+ * provides them): for each method's IR, plan chooses its markers (true
+ * with out->at malloc'ed, which the JIT frees; false: none), and edit
+ * rewrites each unit's assembly before it is assembled (false fails the
+ * unit).  Set before the first compile. */
+typedef struct JitMarkerHooks {
+    bool (*plan)(void *ctx, const IrFunc *f, JitMarks *out);
+    bool (*edit)(void *ctx, char **text, size_t *len);
+    void *ctx;
+} JitMarkerHooks;
+void jit_set_marker_hooks(Jit *jit, const JitMarkerHooks *hooks);
+
+/* Whether the comma list spec (jit.dump) names what. */
+bool jit_dump_has(const char *spec, const char *what);
+
 /* Parses "off", "on", "eager", "sync". */
 bool jit_mode_parse(const char *s, JitMode *out);
 
@@ -132,6 +157,7 @@ bool jit_mode_parse(const char *s, JitMode *out);
 #define JIT_MAX_VARIANTS 8      /* variants of one bakeoff */
 #define JIT_MAX_COPIES 2        /* copies of each variant's code (audit.copies) */
 #define JIT_MAX_CALLEES 64
+#define JIT_MAX_POINTS 64       /* timing points (code markers) of one bakeoff */
 
 typedef struct JitBakeoffTable {
     /* clean[c·N + k]: copy c of variant k, untimed (N = nvariants; copy 0
@@ -143,6 +169,10 @@ typedef struct JitBakeoffTable {
      * clean[k] between two cycle-counter reads; k is reported as is, so a
      * sample's "variant" is c·N + k. */
     VmEntry timed;
+    /* With loop timings (JitBakeoffRequest.npoints): marked[c·N + k] is
+     * copy c of variant k's code with its timing points reporting, which
+     * the timed wrapper calls instead of clean[k]; NULL otherwise. */
+    VmEntry marked[JIT_MAX_VARIANTS * JIT_MAX_COPIES];
     VmEntry dispatcher;                /* variant 0 behind the countdown prologue */
     uint32_t bakeoff;                  /* the id timed code reports samples under;
                                           set before the dispatcher is installed */
@@ -187,6 +217,17 @@ bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m);
  * in the queue (research.hurry_jit).  False without a JIT. */
 bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab, bool hurry);
 
+/* Loop timings: variant part `part` (c·N + k) of a bakeoff, its marked
+ * assembly rewritten to clean code (timed false: every marker write
+ * deleted) or to timed code (a stub after every write reports the event);
+ * appended to out.  False + err: the bakeoff fails (nothing loads). */
+typedef bool (*JitMarkRewrite)(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out,
+                               VmError *err);
+/* A timed call of a bakeoff with loop timings begins (the callee reads
+ * the cycle counter: the first timing region starts there); its end is
+ * the JitSampleFn's call. */
+typedef void (*JitTimedEnter)(uint32_t bakeoff);
+
 /* The dispatcher's slow path: its countdown went below zero. */
 typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);
 /* Timed code's report of one call: (table->bakeoff, k, cycles, weight):
@@ -220,6 +261,21 @@ typedef struct JitBakeoffRequest {
     JitSlowPath slow;                  /* called with slow_ctx below zero */
     void *slow_ctx;
     JitSampleFn sample;
+    /* Loop timings (markers/; npoints 0: method timings).  Marker K goes
+     * at the start of the block of every variant's IR (and the
+     * dispatcher's) that begins at bytecode pc point_pc[K] of the method
+     * itself (inline depth 0): the same source point in each variant,
+     * whatever it inlines.  Each variant's assembly then goes through
+     * rewrite twice: clean (markers deleted: the clean[] code and the
+     * dispatcher) and, per copy, timed (a stub reports each marker
+     * event: the marked[] code, which the timed wrapper calls, after
+     * enter(table->bakeoff)). */
+    uint32_t npoints;
+    uint32_t point_pc[JIT_MAX_POINTS];
+    bool pinned;                       /* markers gcc cannot move (markers.kind=pinned) */
+    JitMarkRewrite rewrite;
+    void *rewrite_ctx;
+    JitTimedEnter enter;
 } JitBakeoffRequest;
 
 /* Whether rq's variants, whose IR is ir[k] (ir_compile with rq->ir[k];

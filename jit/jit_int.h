@@ -59,6 +59,11 @@ typedef struct JitWheres {
 typedef struct JitCodegen JitCodegen;
 JitCodegen *jit_codegen_new(gcc_jit_context *ctx);
 void jit_codegen_free(JitCodegen *cg);
+/* The code markers of the next function cg builds (markers/markers.h):
+ * `<symbol>_mk<K> += 1` at the start of every block b with at[b->id] =
+ * K ≥ 0, on an INTERNAL, non-volatile long per marker; pinned: as an asm
+ * gcc cannot move or merge.  NULL: none.  Cleared after each function. */
+void jit_codegen_marks(JitCodegen *cg, const JitMarks *marks);
 /* Adds f's method to cg's context as the exported VmEntry `name` and, when
  * osr_head (a block of f at inline depth 0) is given, the exported
  * VmOsrEntry `osr_name` that enters at it (only that one with osr_only:
@@ -87,12 +92,13 @@ typedef struct JitDispatch {
  * one (no OSR entry); d NULL: without it. */
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
                             VmError *err);
-/* `name`: with k = t->audit[slot].timing, time tab->clean[k]
+/* `name`: with k = t->audit[slot].timing, time tab->clean[k] (with
+ * enter: enter(tab->bakeoff) first, then tab->marked[k])
  * between two cycle-counter reads, report to sample(tab->bakeoff, k,
  * cycles, w): w = 1, or with tab->weighted the calls of m the timed call
  * made (m->prof.calls before and after). */
 bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
-                       JitSampleFn sample, VmError *err);
+                       JitSampleFn sample, JitTimedEnter enter, VmError *err);
 
 /* ---- same.c: whether two variants compiled to the same code ------------- */
 
@@ -163,9 +169,8 @@ void jit_rmdir(const char *dir);
  * because once its files are gone perf cannot name the code in them. */
 void jit_keep_or_remove(const JitTunables *tun, const char *dir, const char *what);
 double jit_now_us(void);
-/* unit.c, shared with variants.c: whether the comma list spec (jit.dump)
- * names what; the load route the jit.load tunable asks for. */
-bool jit_dump_has(const char *spec, const char *what);
+/* unit.c, shared with variants.c: the load route the jit.load tunable
+ * asks for. */
 JitLoadRoute jit_load_route(const JitTunables *tun);
 
 #endif

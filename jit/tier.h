@@ -98,6 +98,7 @@ struct Jit {
     void *install_ctx;
     int hooks_running;             /* calls of install_hook in progress */
     pthread_cond_t hook_done;      /* hooks_running went to 0 */
+    JitMarkerHooks markers;        /* see jit_set_marker_hooks */
 };
 
 double jit_now(void);                      /* monotonic seconds */

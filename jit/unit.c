@@ -21,6 +21,7 @@
  * those of code that never loaded are freed.
  */
 #include "jit_int.h"
+#include "tier.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static void symbol_name(char *buf, size_t size, uint64_t id, const char *mname)
 
 static uint64_t next_id;
 
-/* The assembly edit hook: empty until markers rewrite the text here. */
+/* The assembly edit hook without markers. */
 static bool edit_none(void *ctx, char **text, size_t *len)
 {
     (void)ctx, (void)text, (void)len;
@@ -102,6 +103,7 @@ typedef struct Item {
     char name[128], osr_name[136];
     bool live;
     JitWheres wheres;     /* this attempt's descriptors */
+    JitMarks marks;       /* markers.everywhere: its markers (at NULL: none) */
 } Item;
 
 static void free_wheres(JitWheres *w, bool contents)
@@ -151,6 +153,7 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmErr
             if (!it[i].live)
                 continue;
             double t0 = jit_now_us();
+            jit_codegen_marks(cg, it[i].marks.at ? &it[i].marks : NULL);
             if (!jit_codegen_method(cg, it[i].f, it[i].osr_head, it[i].rq->osr_only, it[i].name, it[i].osr_name,
                                     &it[i].wheres, it[i].err)) {
                 it[i].live = false;
@@ -168,8 +171,8 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmErr
 }
 
 /* Compiles, assembles and loads the unit; false + unit_err if it fails. */
-static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables *tun, const char *optset,
-                      JitLoaded *unit, double *us_compile, double *us_assemble, VmError *unit_err)
+static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables *tun, const JitMarkerHooks *mk,
+                      const char *optset, JitLoaded *unit, double *us_compile, double *us_assemble, VmError *unit_err)
 {
     const char *dump = tun->dump;
     bool dump_c = jit_dump_has(dump, "c"), dump_asm = jit_dump_has(dump, "asm");
@@ -195,8 +198,8 @@ static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables 
     }
     if (dump_asm)
         fprintf(stderr, "=== jit asm: %s, %s\n", names, optset);
-    bool ok = jit_load_unit(c, dir, route, edit_none, NULL, dump_asm ? stderr : NULL, unit, us_compile, us_assemble,
-                            unit_err);
+    bool ok = jit_load_unit(c, dir, route, mk->edit ? mk->edit : edit_none, mk->ctx, dump_asm ? stderr : NULL, unit,
+                            us_compile, us_assemble, unit_err);
     jit_keep_or_remove(tun, dir, names);
     return ok;
 }
@@ -235,6 +238,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
         return 0;
     }
     bool dump_ir = jit_dump_has(tun->dump, "ir");
+    JitMarkerHooks mk = jit ? jit->markers : (JitMarkerHooks){0};
     for (size_t i = 0; i < n; i++) {
         Item *x = &it[i];
         x->rq = &rq[i];
@@ -262,6 +266,8 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
                     out[i].osr_none ? out[i].osr_none : "no header");
             continue;
         }
+        if (mk.plan && !mk.plan(mk.ctx, x->f, &x->marks))
+            x->marks = (JitMarks){0};
         x->live = true;
     }
 
@@ -270,7 +276,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
     double us_compile = 0, us_assemble = 0;
     JitLoaded unit = {0};
     gcc_jit_context *c = build_unit(it, n, optset, &unit_err);
-    bool loaded = c && load_unit(it, n, c, tun, optset, &unit, &us_compile, &us_assemble, &unit_err);
+    bool loaded = c && load_unit(it, n, c, tun, &mk, optset, &unit, &us_compile, &us_assemble, &unit_err);
     if (c)
         gcc_jit_context_release(c);
     for (size_t i = 0; i < n; i++)
@@ -335,9 +341,11 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
     }
 done:
     (void)jit;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (it[i].f)
             ir_free(it[i].f);
+        free((void *)it[i].marks.at);
+    }
     free(it);
     return ok;
 }

@@ -265,6 +265,33 @@ bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_V
     return true;
 }
 
+/* The markers of f for rq's timing points: marker K at the block of the
+ * method itself (depth 0) that starts at point_pc[K].  *at malloc'ed
+ * (the caller frees it); false without memory or when a point has no
+ * block in f (its IR differs from the one the points were chosen on). */
+static bool marks_for(const JitBakeoffRequest *rq, const IrFunc *f, int32_t **at, JitMarks *out, VmError *err)
+{
+    int32_t *v = malloc((f->nblocks ? f->nblocks : 1) * sizeof *v);
+    if (!v)
+        return vm_fail(err, "out of memory");
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        v[b] = -1;
+    for (uint32_t k = 0; k < rq->npoints; k++) {
+        uint32_t b = 0;
+        while (b < f->nblocks && !(f->blocks[b]->origin == rq->m && f->blocks[b]->depth == 0 &&
+                                   f->blocks[b]->pc == rq->point_pc[k] && v[b] < 0))
+            b++;
+        if (b == f->nblocks) {
+            free(v);
+            return vm_fail(err, "timing point %u (pc %u) has no block", k, rq->point_pc[k]);
+        }
+        v[b] = (int32_t)k;
+    }
+    *at = v;
+    *out = (JitMarks){.at = v, .n = f->nblocks, .nmarkers = rq->npoints, .pinned = rq->pinned};
+    return true;
+}
+
 /* Variant k's context (k = -1: the dispatcher's), from its IR f (not
  * consumed: variants of the same IR options share it, and variant 0's
  * also makes the dispatcher) → its assembly in *text (malloc'ed), the
@@ -280,9 +307,12 @@ bool jit_bakeoff_same_ir(const JitBakeoffRequest *rq, IrFunc *const ir[JIT_MAX_V
  * and branch before each self-call (up to 19% on a small recursive
  * method) that the JIT's code of the same IR does not pay. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, bool untimed, char **text, size_t *len, JitWheres *wheres, uint32_t own[2],
-                            Costs *cost, bool *recursive, VmError *err)
+                            const char *dir, bool untimed, char **text, size_t *len, char **raw, size_t *rawlen,
+                            JitWheres *wheres, uint32_t own[2], Costs *cost, bool *recursive, VmError *err)
 {
+    bool marked = rq->npoints && !untimed;
+    int32_t *at = NULL;
+    JitMarks marks;
     VmMethod *m = rq->m;
     double t0;
     *recursive = calls_itself(f);
@@ -301,6 +331,10 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     JitCodegen *cg = ok ? jit_codegen_new(c) : NULL;
     if (ok && !cg)
         ok = vm_fail(err, "out of memory");
+    if (ok && marked)
+        ok = marks_for(rq, f, &at, &marks, err);
+    if (ok && marked)
+        jit_codegen_marks(cg, &marks);
     t0 = jit_now_us();
     own[0] = wheres->n;
     if (dispatcher) {
@@ -313,7 +347,7 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     /* the timed wrapper after variant 0: lay_out puts it and the
      * dispatcher on a page of their own */
     if (ok && k == 0 && !dispatcher)
-        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, err);
+        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, rq->npoints ? rq->enter : NULL, err);
     cost->us_ir += jit_now_us() - t0;
     jit_codegen_free(cg);
     if (ok) {
@@ -327,6 +361,23 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
         cost->us_compile += jit_now_us() - t0;
     }
     gcc_jit_context_release(c);
+    free(at);
+    /* marked code: the text as gcc left it is kept for the timed copies
+     * (lay_out), and becomes clean code here */
+    if (ok && marked) {
+        VmBuf clean = {0};
+        ok = rq->rewrite(rq->rewrite_ctx, dispatcher ? -1 : k, false, *text, *len, &clean, err);
+        if (ok && raw) {
+            *raw = *text;
+            *rawlen = *len;
+        } else {
+            free(*text);
+        }
+        *text = ok ? (char *)clean.data : NULL;
+        *len = ok ? clean.len : 0;
+        if (!ok)
+            vm_buf_free(&clean);
+    }
     return ok;
 }
 
@@ -389,6 +440,47 @@ static bool lay_out(VmBuf *all, const JitBakeoffRequest *rq, const Names *nm, ch
     return true;
 }
 
+/* The symbol of part c·N + k's timed (marked) code: variant k's symbol
+ * ta<id>_v<k>_… with its prefix ta<id>_ made ta<id>_m<c> (lay_out_marked). */
+static void marked_name(char *buf, size_t size, const JitBakeoffRequest *rq, const Names *nm, int part)
+{
+    char from[32];
+    int n = snprintf(from, sizeof from, "ta%u_", rq->id);
+    snprintf(buf, size, "ta%u_m%d%s", rq->id, part / rq->nvariants, nm->clean[part % rq->nvariants] + n);
+}
+
+/* Loop timings: after lay_out's parts, the timed code of every copy c
+ * of every variant k (in lay_out's order), each on a page of its own at
+ * copy c's offset: variant k's marked text with its symbols ta<id>_X
+ * renamed ta<id>_m<c>X and its labels apart from every other part's,
+ * rewritten by rq->rewrite to report its markers' events as part c·N + k.
+ * What the timed wrapper calls is this code, so it is what lies where
+ * the clean copies would for method timings. */
+static bool lay_out_marked(VmBuf *all, const JitBakeoffRequest *rq, char *const *raw, const size_t *rawlen,
+                           VmError *err)
+{
+    int n = rq->nvariants, copies = copies_of(rq);
+    char from[32], to[32], head[64];
+    snprintf(from, sizeof from, "ta%u_", rq->id);
+    for (int c = 0; c < copies; c++)
+        for (int j = 0; j < n; j++) {
+            int k = c % 2 ? n - 1 - j : j, part = c * n + k;
+            if (!raw[k])
+                return vm_fail(err, "variant %d: no marked assembly", k);
+            VmBuf renamed = {0};
+            snprintf(to, sizeof to, "ta%u_m%d", rq->id, c);
+            /* label tags past lay_out's parts and the dispatcher's */
+            append_part(&renamed, raw[k], rawlen[k], copies * n + 1 + part, from, to);
+            int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id, c));
+            vm_buf_put(all, head, (size_t)h);
+            bool ok = rq->rewrite(rq->rewrite_ctx, part, true, (const char *)renamed.data, renamed.len, all, err);
+            vm_buf_free(&renamed);
+            if (!ok)
+                return false;
+        }
+    return true;
+}
+
 bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
 {
     VmMethod *m = rq ? rq->m : NULL;
@@ -400,6 +492,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         return vm_fail(err, "%s: at most %d copies of a variant, got %d", m->name, JIT_MAX_COPIES, rq->copies);
     if (!rq->slow || !rq->sample || rq->slot >= VM_AUDIT_SLOTS)
         return vm_fail(err, "%s: a bakeoff without slow path, sample sink or valid slot", m->name);
+    if (rq->npoints && (rq->npoints > JIT_MAX_POINTS || !rq->rewrite || !rq->enter))
+        return vm_fail(err, "%s: loop timings without rewrite or enter, or more than %d points", m->name, JIT_MAX_POINTS);
     JitTunables def;
     const JitTunables *tun = jit_tunables(jit, &def);
     /* fault injection: one compile attempt per variant, counted with the JIT's */
@@ -427,8 +521,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     if (!jit_tmpdir(dir, sizeof dir, err))
         return false;
     VmBuf all = {0};
-    char *text[JIT_MAX_VARIANTS] = {0};
-    size_t len[JIT_MAX_VARIANTS] = {0};
+    char *text[JIT_MAX_VARIANTS] = {0}, *raw[JIT_MAX_VARIANTS] = {0};
+    size_t len[JIT_MAX_VARIANTS] = {0}, rawlen[JIT_MAX_VARIANTS] = {0};
     JitWheres wheres = {0};
     Costs cost = {0};
     double us_assemble = 0;
@@ -468,7 +562,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < compiled && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
-        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, &text[k], &len[k], &wheres, own[k], &cost,
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, &text[k], &len[k], &raw[k], &rawlen[k], &wheres,
+                             own[k], &cost,
                              &recursive, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
@@ -488,7 +583,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         drop_wheres(&wheres, own[0]);
         free(text[0]);
         text[0] = NULL;
-        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, &text[0], &len[0], &wheres, own[0], &cost,
+        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, &text[0], &len[0], NULL, NULL, &wheres, own[0],
+                             &cost,
                              &recursive, &e);
         if (!ok)
             vm_fail(err, "variant 0 (%s), again untimed: %s", rq->optset[0] ? rq->optset[0] : "", e.msg);
@@ -510,8 +606,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         VmError e = {{0}};
         bool recursive;
         uint32_t down[2];
-        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, &dtext, &dlen, &wheres, down, &cost, &recursive,
-                             &e);
+        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, &dtext, &dlen, NULL, NULL, &wheres, down, &cost,
+                             &recursive, &e);
         if (!ok)
             vm_fail(err, "dispatcher: %s", e.msg);
     }
@@ -519,8 +615,13 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         ir_free(ir[k]);   /* NULL for a variant that shared another's */
     if (ok && !lay_out(&all, &one, &nm, text, len, dtext, dlen))
         ok = vm_fail(err, "%s: the timed wrapper is missing from the assembly", m->name);
-    for (int k = 0; k < rq->nvariants; k++)
+    bool marked = ok && dispatched && rq->npoints;
+    if (marked)
+        ok = lay_out_marked(&all, rq, raw, rawlen, err);
+    for (int k = 0; k < rq->nvariants; k++) {
         free(text[k]);
+        free(raw[k]);
+    }
     free(dtext);
     JitLoaded unit = {0};
     if (ok) {
@@ -544,6 +645,15 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         bytes += s1;
         if (!out->clean[part])
             ok = vm_fail(err, "variant %d%s: symbol not found in the loaded code", part % n, part < n ? "" : " (copy)");
+    }
+    for (int part = 0; part < copies * n && ok; part++) {
+        char name[128];
+        size_t s1 = 0;
+        marked_name(name, sizeof name, rq, &nm, part);
+        out->marked[part] = marked ? (VmEntry)jit_load_symbol(&unit, name, &s1) : NULL;
+        bytes += s1;
+        if (marked && !out->marked[part])
+            ok = vm_fail(err, "variant %d (timed copy %d): symbol not found in the loaded code", part % n, part / n);
     }
     if (ok) {
         size_t s = 0;

@@ -182,4 +182,18 @@ bool mk_rewrite_timed(const char *text, size_t len, const MkMap *map, const MkSt
 /* Whether text (a clean rewrite) still writes any marker. */
 bool mk_writes_any(const char *text, size_t len);
 
+/* ---- everywhere.c: markers.everywhere ----------------------------------- */
+
+/* A marker in every loop header (markers.everywhere=loops) or every block
+ * (=blocks) of every method jit compiles, removed from each unit's
+ * assembly before it loads (dump: print each unit's marker map).  NULL
+ * when the tunable is off (or no memory); the hooks stay set on jit. */
+typedef struct MkEverywhereHooks MkEverywhereHooks;
+struct Jit;
+MkEverywhereHooks *mk_everywhere_attach(struct Jit *jit, const MkTunables *tun, bool dump);
+/* Units edited, markers and write sites they held. */
+void mk_everywhere_counts(const MkEverywhereHooks *h, uint64_t *units, uint64_t *markers, uint64_t *sites);
+/* After the JIT is freed. */
+void mk_everywhere_free(MkEverywhereHooks *h);
+
 #endif

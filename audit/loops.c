@@ -1,0 +1,378 @@
+/* audit/loops.c — loop timings: code markers' events in, a per-invocation
+ * cost estimate per variant out.
+ *
+ * Input: the events of timed calls with loop timings (markers/: a stub
+ * after every marker write calls au_loops_event), framed by
+ * au_loops_enter (the timed wrapper, before its first cycle-counter read)
+ * and au_loops_exit (its JitSampleFn).  Output: samples in the thread's
+ * ring (region ≥ 1 in AuSample.variant, AU_SAMPLE_REGION), which the
+ * analysis thread routes into an AuLoops per bakeoff; from it
+ * au_loops_test decides as au_stats_test does.
+ *
+ * Regions: an event of marker K closes region 2 + K, the cycles since the
+ * previous event of the call (or its start); the call's end closes region
+ * 1 (since its last event, weight 1); region 0 is the whole call, as
+ * method timings report it.  An event's weight is how many source-level
+ * executions of K it stands for (1 for a marker gcc left in the loop, n
+ * for a store gcc moved after a call-free loop).
+ *
+ * Estimator (docs/auditing.md, "Loop timings"): per region r and variant
+ * k, the cost per unit of weight R_rk = ΣC/ΣW, over windows (a window:
+ * up to audit.trim_window consecutive events of r in one timed call; a
+ * hoisted event is a window of its own), with the delta-method variance
+ * across windows.  The method's cost per invocation is μ_k = Σ_r n_r·R_rk,
+ * where n_r = Σ weights of r / timed calls, over every variant: the same
+ * source-level counts in each (exact: they come from the markers).  μ's
+ * variance is Σ_r n_r²·var(R_rk), times J/(J − 2) for the fewest windows
+ * J of a variant (a t-like correction: few windows underestimate the
+ * spread).  No trimming: a variant whose marker stayed in the loop has
+ * per-iteration events where another's was hoisted, and trimming one but
+ * not the other would bias the comparison.
+ *
+ * Invariants: the sink runs on the program thread inside compiled code,
+ * between any two instructions: it uses general registers only
+ * (target("general-regs-only")), takes no lock and calls nothing; the
+ * frames are the thread's own.
+ */
+#include "loops.h"
+#include "markers.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- which timing a bakeoff gets ----------------------------------------- */
+
+void au_loops_plan(const AuConfig *cfg, VmMethod *m, const IrOptions *ir, AuLoopPlan *out)
+{
+    memset(out, 0, sizeof *out);
+    if (cfg->timing_mode == AU_TIMING_METHOD) {
+        snprintf(out->reason, sizeof out->reason, "audit.timing=method");
+        return;
+    }
+    VmError err = {{0}};
+    IrFunc *f = ir_compile(m, ir, NULL, &err);
+    if (!f) {
+        snprintf(out->reason, sizeof out->reason, "no IR: %.100s", err.msg);
+        return;
+    }
+    MkPlan p;
+    if (!mk_select(f, &cfg->markers, cfg->timing_mode == AU_TIMING_MARKERS, &p)) {
+        snprintf(out->reason, sizeof out->reason, "%s", p.reason[0] ? p.reason : "out of memory");
+    } else {
+        out->entry_freq = p.entry_freq;
+        for (uint32_t k = 0; k < p.n && out->n < JIT_MAX_POINTS; k++)
+            if (p.v[k].depth == 0)   /* the same source point in every variant */
+                out->pc[out->n++] = p.v[k].pc;
+        snprintf(out->reason, sizeof out->reason, "%s", out->n ? "" : p.reason[0] ? p.reason : "no point chosen");
+    }
+    mk_plan_free(&p);
+    ir_free(f);
+}
+
+/* ---- the program thread's side ------------------------------------------ */
+
+enum { MAX_FRAMES = 8 };
+
+typedef struct Frame {
+    uint32_t bakeoff;
+    uint64_t last;             /* cycle counter at the previous event */
+} Frame;
+
+/* The thread's timed calls with loop timings, innermost last: an event
+ * belongs to the innermost, if of its bakeoff (a recursive call runs in
+ * its caller's variant, inside the same frame). */
+static __thread Frame frames[MAX_FRAMES];
+static __thread int depth;
+static __thread AuSampleBuffer *ring;
+
+static inline uint64_t tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return (uint64_t)hi << 32 | lo;
+}
+
+void au_loops_enter(uint32_t bakeoff)
+{
+    if (!ring)
+        ring = au_samples_thread();
+    if (depth < MAX_FRAMES)
+        frames[depth] = (Frame){bakeoff, 0};
+    depth++;
+    if (depth <= MAX_FRAMES)
+        frames[depth - 1].last = tsc();
+}
+
+__attribute__((target("general-regs-only"))) void au_loops_event(const void *ctx, uint64_t weight, uint64_t now)
+{
+    const AuLoopPoint *p = ctx;
+    if (depth < 1 || depth > MAX_FRAMES || !ring)
+        return;
+    Frame *f = &frames[depth - 1];
+    uint32_t id = __atomic_load_n(p->bakeoff, __ATOMIC_RELAXED);
+    if (f->bakeoff != id)
+        return;
+    if (weight == 0)
+        return;   /* a store that did not move the marker: its time goes on */
+    uint64_t c = now - f->last;
+    f->last = now;
+    au_sample_push(ring, id, p->part | (uint32_t)p->region << AU_SAMPLE_REGION_SHIFT, c,
+                   weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight);
+}
+
+bool au_loops_exit(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)
+{
+    uint64_t now = tsc();
+    bool ok = true;
+    if (depth >= 1 && depth <= MAX_FRAMES && frames[depth - 1].bakeoff == bakeoff && ring) {
+        ok = au_sample_push(ring, bakeoff, variant | 1u << AU_SAMPLE_REGION_SHIFT, now - frames[depth - 1].last, 1);
+        ok = au_sample_push(ring, bakeoff, variant, cycles, weight) && ok;
+    }
+    if (depth > 0)
+        depth--;
+    return ok;
+}
+
+/* ---- the code: markers' points and the rewrite --------------------------- */
+
+AuLoopCode *au_loops_code_new(const uint32_t *bakeoff, int nparts, uint32_t npoints, bool dump)
+{
+    AuLoopCode *c = calloc(1, sizeof *c + (size_t)nparts * npoints * sizeof(AuLoopPoint));
+    if (!c)
+        return NULL;
+    c->nparts = nparts;
+    c->npoints = npoints;
+    c->dump = dump;
+    for (int part = 0; part < nparts; part++)
+        for (uint32_t k = 0; k < npoints; k++)
+            c->point[(size_t)part * npoints + k] = (AuLoopPoint){bakeoff, (uint16_t)part, (uint16_t)(2 + k)};
+    return c;
+}
+
+typedef struct Rewriting {
+    AuLoopCode *code;
+    int part;
+} Rewriting;
+
+static const void *ctx_of(void *arg, const MkMap *map, uint32_t i)
+{
+    Rewriting *rw = arg;
+    const MkMarker *mk = &map->markers[i];
+    if (mk->refused || mk->k >= rw->code->npoints || rw->part < 0 || rw->part >= rw->code->nparts)
+        return NULL;
+    return &rw->code->point[(size_t)rw->part * rw->code->npoints + mk->k];
+}
+
+bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out, VmError *err)
+{
+    AuLoopCode *code = ctx;
+    MkMap map;
+    if (!mk_scan(text, len, &map, err))
+        return false;
+    for (uint32_t i = 0; i < map.nmarkers && timed; i++) {
+        code->sites += map.markers[i].nsites;
+        code->refused += map.markers[i].refused;
+    }
+    if (code->dump) {
+        fprintf(stderr, "=== markers: part %d, %s\n", part, timed ? "timed" : "clean");
+        mk_map_dump(&map, stderr);
+    }
+    bool ok;
+    if (timed) {
+        Rewriting rw = {code, part};
+        MkStubSpec spec = {au_loops_event, ctx_of, &rw};
+        ok = mk_rewrite_timed(text, len, &map, &spec, out, err);
+    } else {
+        ok = mk_rewrite_clean(text, len, &map, out, err);
+    }
+    mk_map_free(&map);
+    return ok;
+}
+
+/* ---- the analysis thread's side ------------------------------------------ */
+
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window)
+{
+    memset(l, 0, sizeof *l);
+    l->nvariants = nvariants;
+    l->nregions = (int)npoints + 1;   /* region 1 (the call's end) and 2 + K */
+    l->window = window < 1 ? 1 : (uint32_t)window;
+    l->r = calloc((size_t)l->nregions * (size_t)nvariants, sizeof *l->r);
+    return l->r != NULL;
+}
+
+void au_loops_free(AuLoops *l)
+{
+    free(l->r);
+    memset(l, 0, sizeof *l);
+}
+
+static AuRegionSums *sums(AuLoops *l, int region, int k)
+{
+    return &l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k];
+}
+
+static void close_window(AuRegionSums *s)
+{
+    if (!s->open_n)
+        return;
+    s->windows++;
+    s->sc += s->open_c;
+    s->sw += s->open_w;
+    s->scc += s->open_c * s->open_c;
+    s->sww += s->open_w * s->open_w;
+    s->scw += s->open_c * s->open_w;
+    s->open_c = s->open_w = 0;
+    s->open_n = 0;
+}
+
+bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight)
+{
+    if (k < 0 || k >= l->nvariants || region < 1 || region > l->nregions || !weight)
+        return false;
+    AuRegionSums *s = sums(l, region, k);
+    s->events++;
+    s->open_c += (double)cycles;
+    s->open_w += weight;
+    s->open_n++;
+    s->weight += weight;
+    if (region == 1) {   /* the call's end: every window of the variant closes */
+        l->calls[k]++;
+        for (int r = 1; r <= l->nregions; r++)
+            close_window(sums(l, r, k));
+    } else if (weight > 1 || s->open_n >= l->window) {
+        close_window(s);   /* a hoisted event stands alone; a long call is cut */
+    }
+    return true;
+}
+
+/* n_r: the region's source-level weight per timed call, over every variant. */
+static double per_call(const AuLoops *l, int region)
+{
+    double w = 0, calls = 0;
+    for (int k = 0; k < l->nvariants; k++) {
+        w += l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k].weight;
+        calls += (double)l->calls[k];
+    }
+    return calls > 0 ? w / calls : 0;
+}
+
+bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *fewest_windows)
+{
+    memset(e, 0, sizeof *e);
+    double mean = 0, var = 0;
+    uint64_t few = UINT64_MAX, events = 0;
+    for (int r = 1; r <= l->nregions; r++) {
+        const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)l->nvariants + (size_t)k];
+        double n = per_call(l, r);
+        if (!(n > 0))
+            continue;   /* a region no call reached */
+        if (s->windows < 2 || !(s->sw > 0))
+            return false;
+        double R = s->sc / s->sw, J = (double)s->windows;
+        /* Σ (C_j − R·W_j)², expanded */
+        double ss = s->scc - 2 * R * s->scw + R * R * s->sww;
+        mean += n * R;
+        var += n * n * (ss > 0 ? ss : 0) * J / (J - 1) / (s->sw * s->sw);
+        few = s->windows < few ? s->windows : few;
+        events += s->events;
+    }
+    if (few == UINT64_MAX || !(mean > 0))
+        return false;
+    double J = (double)few;
+    var *= J > 2 ? J / (J - 2) : INFINITY;
+    e->n = events;
+    e->windows = few;
+    e->mean = mean;
+    e->var_mean = var;
+    e->stddev = sqrt(var * J);
+    e->cycles = mean;
+    *fewest_windows = few;
+    return true;
+}
+
+AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out)
+{
+    int n = l->nvariants;
+    AuEstimate e[JIT_MAX_VARIANTS];
+    memset(out, 0, sizeof *out);
+    out->outcome = AU_RUNNING;
+    out->test = test;
+    out->nvariants = n;
+    out->best = out->runner_up = -1;
+    bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
+    uint64_t few = UINT64_MAX;
+    bool ready = true;
+    for (int k = 0; k < n; k++) {
+        uint64_t w = 0;
+        AuVariantResult *v = &out->v[k];
+        for (int r = 1; r <= l->nregions; r++) {
+            const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)n + (size_t)k];
+            v->received += s->events;
+            v->weight += s->weight;
+        }
+        v->samples = v->received;
+        if (!au_loops_estimate(l, k, &e[k], &w)) {
+            ready = false;
+            few = 0;
+            continue;
+        }
+        v->mean = v->cycles = e[k].mean;
+        v->stddev = e[k].stddev;
+        few = w < few ? w : few;
+    }
+    if (!ready || few < AU_LOOPS_MIN_WINDOWS) {
+        if (wall)
+            out->outcome = AU_TIMEOUT;
+        return out->outcome;
+    }
+    int b = 0;
+    for (int k = 1; k < n; k++)
+        if (e[k].mean < e[b].mean)
+            b = k;
+    out->best = b;
+    double alpha = cfg->alpha / (n - 1), m = log1p(cfg->min_effect);
+    bool all_slower = true;
+    out->confidence = 1;
+    AuCompare cmp[JIT_MAX_VARIANTS];
+    for (int k = 0; k < n; k++) {
+        if (k == b)
+            continue;
+        AuCompare *c = &cmp[k];
+        au_stats_compare(&e[k], &e[b], test, alpha, cfg->mixture, cfg->mixture_max, c);
+        AuVariantResult *v = &out->v[k];
+        v->rel = expm1(c->theta), v->rel_lo = expm1(c->lo), v->rel_hi = expm1(c->hi);
+        v->slower = test == AU_TEST_PAPER ? c->confidence >= 1 - cfg->alpha && c->theta > m : c->lo > m;
+        all_slower &= v->slower;
+        if (out->runner_up < 0 || c->confidence < out->confidence) {
+            out->runner_up = k;
+            out->confidence = c->confidence;
+            out->rel = expm1(-c->theta), out->rel_lo = expm1(-c->hi), out->rel_hi = expm1(-c->lo);
+        }
+    }
+    if (all_slower) {
+        out->outcome = AU_WINNER;
+        out->install = b;
+        return out->outcome;
+    }
+    /* no-difference: the default not shown slower, every other variant
+     * within ±equivalence of it or slower (as au_stats_test) */
+    if (test == AU_TEST_SEQUENTIAL && !(b != 0 && out->v[0].slower)) {
+        double lo = log1p(-cfg->equivalence), hi = log1p(cfg->equivalence);
+        bool same = true;
+        for (int k = 1; k < n && same; k++) {
+            AuCompare c;
+            au_stats_compare(&e[k], &e[0], test, alpha, cfg->mixture, cfg->mixture_max, &c);
+            same = (c.lo > lo && c.hi < hi) || c.lo > 0;
+        }
+        if (same) {
+            out->outcome = AU_NO_DIFFERENCE;
+            out->install = 0;
+            return out->outcome;
+        }
+    }
+    if (wall)
+        out->outcome = AU_TIMEOUT;
+    return out->outcome;
+}

@@ -1,0 +1,86 @@
+/* audit/loops.h — loop timings (audit/loops.c): the markers' events of
+ * timed calls, their statistics per timing region, and the per-invocation
+ * estimate the decision uses.  Internal to audit/.
+ */
+#ifndef TALLY_AUDIT_LOOPS_H
+#define TALLY_AUDIT_LOOPS_H
+
+#include "audit.h"
+
+/* Fewest windows of every region of every variant before a look can
+ * decide (a hoisted marker's event is a window: a call). */
+#define AU_LOOPS_MIN_WINDOWS 8
+
+/* ---- which timing a bakeoff gets ----------------------------------------- */
+
+typedef struct AuLoopPlan {
+    uint32_t n;                /* timing points; 0: method timings */
+    uint32_t pc[JIT_MAX_POINTS];   /* each a block start of the method's own bytecode */
+    double entry_freq;         /* the entry block's share of the method's block counts */
+    char reason[128];          /* n == 0: why */
+} AuLoopPlan;
+/* audit.timing for m, whose variant 0 is built with ir: method timings,
+ * or loop timings at the points markers/select.c chooses on its IR
+ * (forced with audit.timing=markers: whatever m's entry frequency). */
+void au_loops_plan(const AuConfig *cfg, VmMethod *m, const IrOptions *ir, AuLoopPlan *out);
+
+/* ---- the program thread's side: the timed wrapper and the stubs ---------- */
+
+/* What a stub reports its events as (a marker of a part of a bakeoff). */
+typedef struct AuLoopPoint {
+    const uint32_t *bakeoff;   /* the table's id, set before the dispatcher is installed */
+    uint16_t part;             /* c·N + k */
+    uint16_t region;           /* 2 + K */
+} AuLoopPoint;
+
+/* JitTimedEnter: a timed call with loop timings begins. */
+void au_loops_enter(uint32_t bakeoff);
+/* MkSink: an event (general registers only). */
+void au_loops_event(const void *ctx, uint64_t weight, uint64_t tsc);
+/* JitSampleFn of a bakeoff with loop timings: the call's end (region 1)
+ * and the whole call (region 0). */
+bool au_loops_exit(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight);
+
+/* A bakeoff's points, for its code's lifetime (never freed: a timed frame
+ * can outlive the bakeoff).  Also the JitMarkRewrite's context. */
+typedef struct AuLoopCode {
+    int nparts;
+    uint32_t npoints;
+    bool dump;                 /* -X jit.dump=markers */
+    uint32_t sites, refused;   /* marker write sites and refused markers the rewrites saw */
+    AuLoopPoint point[];       /* [part · npoints + K] */
+} AuLoopCode;
+AuLoopCode *au_loops_code_new(const uint32_t *bakeoff, int nparts, uint32_t npoints, bool dump);
+/* JitMarkRewrite: mk_scan, then mk_rewrite_clean or mk_rewrite_timed. */
+bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out, VmError *err);
+
+/* ---- the analysis thread's side ------------------------------------------ */
+
+/* One region of one variant: sums over complete windows of (C, W). */
+typedef struct AuRegionSums {
+    uint64_t events, windows;
+    double weight;             /* Σ weights of its events */
+    double sc, sw, scc, sww, scw;
+    double open_c, open_w;     /* the window being filled */
+    uint32_t open_n;
+} AuRegionSums;
+
+typedef struct AuLoops {
+    int nvariants, nregions;   /* regions 1 .. nregions */
+    uint32_t window;           /* most events of a window (audit.trim_window) */
+    uint64_t calls[JIT_MAX_VARIANTS];   /* timed calls ended (region 1's events) */
+    AuRegionSums *r;           /* [(region − 1) · nvariants + k] */
+} AuLoops;
+
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window);
+void au_loops_free(AuLoops *l);
+/* One event of variant k (copies merged) in region ≥ 1; false if invalid. */
+bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight);
+/* Variant k's cost per invocation μ_k and its variance; false until every
+ * region a call reached has two windows of k. */
+bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *fewest_windows);
+/* One look, as au_stats_test: winner, no-difference or (at the wall-time
+ * budget) timeout, on the per-invocation estimates. */
+AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out);
+
+#endif
