@@ -1,0 +1,184 @@
+/* tests/unit/test_audit_loops.c — loop timings' statistics (audit/loops.c):
+ * the per-invocation estimate from marker events on synthetic calls, with
+ * markers that stayed in the loop (an event per iteration) and markers gcc
+ * hoisted (one event of weight n per call), a known difference decided,
+ * A/A streams never given a winner.  Fixed seeds: every run checks the
+ * same numbers.
+ */
+#include "audit.h"
+#include "loops.h"
+#include "test.h"
+
+#include <math.h>
+
+static AuConfig config(void)
+{
+    AuConfig cfg;
+    au_config_default(&cfg);
+    cfg.timeout = 0;
+    return cfg;
+}
+
+/* Noise of one event: uniform in [1 − s, 1 + s]. */
+static double noise(AuRng *r, double s)
+{
+    return 1 + s * (2 * au_rng_double(r) - 1);
+}
+
+/* One timed call of variant k: `iters` iterations of `per_iter` cycles
+ * (noise 20%) after `pre` cycles of set-up; hoisted: one event of weight
+ * iters at the loop's end (its region holds the set-up too), else one
+ * event per iteration (the first holds the set-up); then the call's end,
+ * `post` cycles. */
+static void call(AuLoops *l, AuRng *r, int k, bool hoisted, uint32_t iters, double pre, double per_iter, double post)
+{
+    if (hoisted) {
+        double c = pre;
+        for (uint32_t i = 0; i < iters; i++)
+            c += per_iter * noise(r, 0.2);
+        CHECK(au_loops_add(l, k, 2, (uint64_t)llround(c), iters));
+    } else {
+        for (uint32_t i = 0; i < iters; i++)
+            CHECK(au_loops_add(l, k, 2, (uint64_t)llround((i ? 0 : pre) + per_iter * noise(r, 0.2)), 1));
+    }
+    CHECK(au_loops_add(l, k, 1, (uint64_t)(post * noise(r, 0.2)), 1));
+}
+
+TEST(audit_loops_estimate_hoisted_or_not)
+{
+    /* the same work timed per iteration (variant 0) and hoisted (variant
+     * 1): the same cost per invocation, pre + iters·per_iter + post */
+    AuConfig cfg = config();
+    AuLoops l;
+    AuRng r;
+    au_rng_seed(&r, 7);
+    CHECK(au_loops_init(&l, 2, 1, cfg.trim_window));
+    for (int c = 0; c < 20; c++) {
+        call(&l, &r, 0, false, 5000, 3000, 40, 500);
+        call(&l, &r, 1, true, 5000, 3000, 40, 500);
+    }
+    double want = 3000 + 5000 * 40 + 500;
+    for (int k = 0; k < 2; k++) {
+        AuEstimate e;
+        uint64_t few = 0;
+        CHECK(au_loops_estimate(&l, k, &e, &few));
+        CHECK(fabs(e.mean / want - 1) < 0.01);
+        CHECK(e.var_mean > 0);
+    }
+    AuEstimate e1;
+    uint64_t w1;
+    au_loops_estimate(&l, 1, &e1, &w1);
+    CHECK_INT(w1, 20);   /* a hoisted event is a window of its own: one per call */
+    au_loops_free(&l);
+}
+
+TEST(audit_loops_decides_few_calls)
+{
+    /* 12 calls a variant, variant 1 30% cheaper per iteration: a winner,
+     * whether its marker stayed in the loop or was hoisted */
+    for (int hoisted = 0; hoisted < 2; hoisted++) {
+        AuConfig cfg = config();
+        AuLoops l;
+        AuRng r;
+        au_rng_seed(&r, 11 + (uint64_t)hoisted);
+        CHECK(au_loops_init(&l, 2, 1, cfg.trim_window));
+        AuResult res;
+        for (int c = 0; c < 12; c++) {
+            call(&l, &r, 0, false, 20000, 2000, 50, 300);
+            call(&l, &r, 1, hoisted, 20000, 2000, 35, 300);
+        }
+        CHECK_INT(au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 1.0, &res), AU_WINNER);
+        CHECK_INT(res.install, 1);
+        CHECK(res.rel < -0.2 && res.rel > -0.4);
+        au_loops_free(&l);
+    }
+}
+
+TEST(audit_loops_too_few_calls_wait)
+{
+    /* fewer than AU_LOOPS_MIN_WINDOWS calls of a hoisted variant: no
+     * decision, however large the difference; a timeout at the budget */
+    AuConfig cfg = config();
+    cfg.timeout = 1;
+    AuLoops l;
+    AuRng r;
+    au_rng_seed(&r, 3);
+    CHECK(au_loops_init(&l, 2, 1, cfg.trim_window));
+    for (int c = 0; c < AU_LOOPS_MIN_WINDOWS - 1; c++) {
+        call(&l, &r, 0, true, 1000, 100, 50, 100);
+        call(&l, &r, 1, true, 1000, 100, 10, 100);
+    }
+    AuResult res;
+    CHECK_INT(au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.5, &res), AU_RUNNING);
+    CHECK_INT(au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 1.5, &res), AU_TIMEOUT);
+    au_loops_free(&l);
+}
+
+TEST(audit_loops_aa_no_winner)
+{
+    /* A/A: 200 bakeoffs of identical streams (per-iteration against
+     * hoisted), looked at after every call for 30 calls: none may end with
+     * a winner (the test's error rate is 1%: 200 tries without one is what
+     * a valid test gives with probability ≥ 0.13 even at that rate) */
+    int winners = 0;
+    for (int t = 0; t < 200; t++) {
+        AuConfig cfg = config();
+        AuLoops l;
+        AuRng r;
+        au_rng_seed(&r, 1000 + (uint64_t)t);
+        CHECK(au_loops_init(&l, 2, 1, cfg.trim_window));
+        for (int c = 0; c < 30; c++) {
+            call(&l, &r, 0, false, 400, 500, 40, 200);
+            call(&l, &r, 1, t % 2 == 0, 400, 500, 40, 200);
+            AuResult res;
+            AuOutcome o = au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res);
+            if (o != AU_RUNNING) {
+                winners += o == AU_WINNER;
+                break;
+            }
+        }
+        au_loops_free(&l);
+    }
+    CHECK_INT(winners, 0);
+    /* and with calls enough, an A/A ends no-difference */
+    AuConfig cfg = config();
+    AuLoops l;
+    AuRng r;
+    au_rng_seed(&r, 99);
+    CHECK(au_loops_init(&l, 2, 1, cfg.trim_window));
+    AuOutcome o = AU_RUNNING;
+    int c = 0;
+    for (; c < 3000 && o == AU_RUNNING; c++) {
+        call(&l, &r, 0, false, 400, 500, 40, 200);
+        call(&l, &r, 1, true, 400, 500, 40, 200);
+        AuResult res;
+        o = au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res);
+    }
+    CHECK_INT(o, AU_NO_DIFFERENCE);
+    au_loops_free(&l);
+}
+
+TEST(audit_loops_regions_weighted_by_counts)
+{
+    /* two loops per call: region 2 runs 100 times a call at 10 cycles,
+     * region 3 10 times at 1000; the call's cost is their sum weighted by
+     * the counts, whatever the order of events */
+    AuConfig cfg = config();
+    AuLoops l;
+    CHECK(au_loops_init(&l, 2, 2, cfg.trim_window));
+    for (int c = 0; c < 10; c++)
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < 100; i++)
+                au_loops_add(&l, k, 2, 10 + (uint64_t)(i % 3), 1);
+            au_loops_add(&l, k, 3, 10000 + (uint64_t)c, 10);
+            au_loops_add(&l, k, 1, 50, 1);
+        }
+    AuEstimate e;
+    uint64_t few;
+    CHECK(au_loops_estimate(&l, 0, &e, &few));
+    CHECK(fabs(e.mean - (100 * 11 + 10 * 1000.45 + 50)) < 2);
+    CHECK(!au_loops_add(&l, 2, 2, 1, 1));   /* no variant 2 */
+    CHECK(!au_loops_add(&l, 0, 4, 1, 1));   /* no region 4 */
+    CHECK(!au_loops_add(&l, 0, 2, 1, 0));   /* weight 0 */
+    au_loops_free(&l);
+}
