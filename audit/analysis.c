@@ -46,6 +46,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ typedef struct Bakeoff {
     int held;                  /* looks whose decision waited for it (research.wait_jit) */
     bool loops;                /* loop timings (au_analysis_loops): decided on `regions` */
     AuLoops regions;
+    AuScore score[AU_SCORES];  /* timing quality of its samples, per mode */
 } Bakeoff;
 
 /* Rounds after which a bakeoff that received nothing is tested anyway.
@@ -97,7 +99,42 @@ struct AuAnalysis {
     AuCounters counters;
     uint64_t cycles0;          /* au_cycles() and au_now() at creation: the */
     double now0;               /* cycle counter's rate (cycles_hz) */
+    double min_timing;         /* two back-to-back counter reads, fewest cycles (AuScore) */
 };
+
+void au_score_add(AuScore *s, double cycles, double min_timing)
+{
+    s->n++;
+    s->sum += cycles;
+    s->sumsq += cycles * cycles;
+    double d = cycles - (min_timing - 0.1);
+    s->inv += 100 / (d > 0.1 ? d : 0.1);
+}
+
+double au_score_converge(const AuScore *s)
+{
+    if (s->n < 2)
+        return NAN;
+    double n = (double)s->n, mean = s->sum / n, var = (s->sumsq - n * mean * mean) / (n - 1);
+    return var > 0 ? n / var : INFINITY;
+}
+
+double au_score_perturb(const AuScore *s)
+{
+    return s->n ? s->inv / (double)s->n : NAN;
+}
+
+/* MIN_TIMING: the fewest cycles between two back-to-back counter reads. */
+static double min_timing(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t a = au_cycles(), b = au_cycles();
+        if (b - a < best)
+            best = b - a;
+    }
+    return (double)best;
+}
 
 double au_now(void)
 {
@@ -117,6 +154,7 @@ AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
     a->next_id = 1;
     a->cycles0 = au_cycles();
     a->now0 = au_now();
+    a->min_timing = min_timing();
     uint64_t seed = cfg->seed;
     if (!seed) {
         struct timespec ts;
@@ -339,12 +377,18 @@ static bool held(const AuAnalysis *a, const Bakeoff *b)
  * the oracle's look at the samples after the decision, which rides along. */
 static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, double elapsed, AuResult *out)
 {
+    AuOutcome o;
     if (b->loops) {   /* on the per-invocation estimate; no confirmation */
-        AuOutcome o = au_loops_test(&b->regions, &a->cfg, a->cfg.test, elapsed, out);
+        o = au_loops_test(&b->regions, &a->cfg, a->cfg.test, elapsed, out);
+        out->loops = true;
         out->sample_every = b->every;
+        memcpy(out->score, b->score, sizeof out->score);
+        out->min_timing = a->min_timing;
         return o;
     }
-    AuOutcome o = au_stats_test(&b->st, a->cfg.test, elapsed, out);
+    o = au_stats_test(&b->st, a->cfg.test, elapsed, out);
+    memcpy(out->score, b->score, sizeof out->score);
+    out->min_timing = a->min_timing;
     if (b->online.outcome != AU_RUNNING) {   /* verifying: the decision's counts stay */
         out->online = b->online;
         out->unconfirmed = c->unconfirmed;
@@ -481,10 +525,13 @@ static void route(void *ctx, const AuSample *s)
      * and a loop timing's region above it */
     uint32_t n = (uint32_t)b->st.nvariants, arm = AU_SAMPLE_PART(s->variant), region = AU_SAMPLE_REGION(s->variant);
     if (region) {
-        if (!b->loops || arm >= n * JIT_MAX_COPIES || !au_loops_add(&b->regions, (int)(arm % n), (int)region, s->cycles, s->weight))
+        if (!b->loops || arm >= n * JIT_MAX_COPIES ||
+            !au_loops_add(&b->regions, (int)(arm % n), (int)region, s->cycles, s->weight)) {
             a->counters.invalid++;
-        else
-            b->fresh = true;
+            return;
+        }
+        au_score_add(&b->score[AU_SCORE_MARKERS], (double)s->cycles, a->min_timing);
+        b->fresh = true;
         return;
     }
     if (s->variant & AU_SAMPLE_WARMUP) {
@@ -496,6 +543,7 @@ static void route(void *ctx, const AuSample *s)
         a->counters.invalid++;
         return;
     }
+    au_score_add(&b->score[AU_SCORE_METHOD], (double)s->cycles, a->min_timing);
     b->fresh = true;
 }
 

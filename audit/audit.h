@@ -90,7 +90,7 @@ int au_test_parse(const char *s);
 /* ---- configuration (the audit.* tunables, in natural units) -------------- */
 
 /* What a timed call measures (audit.timing). */
-typedef enum AuTiming { AU_TIMING_AUTO, AU_TIMING_METHOD, AU_TIMING_MARKERS } AuTiming;
+typedef enum AuTiming { AU_TIMING_AUTO, AU_TIMING_METHOD, AU_TIMING_MARKERS, AU_TIMING_NAIVE } AuTiming;
 
 
 /* The auditor's settings: a field per row of audit/audit_tunables.def (in
@@ -290,6 +290,22 @@ typedef struct AuOnline {
     uint64_t samples;          /* the fewest kept samples of a variant then */
 } AuOnline;
 
+/* The thesis's timing-quality metrics (III.C.3) over one timing mode's
+ * samples: converge score = timings / variance of timings (higher: fewer
+ * timings to converge); perturb score = mean of 100 / (timing −
+ * (MIN_TIMING − 0.1)), MIN_TIMING the cycles of two back-to-back counter
+ * reads (lower: the timer weighs less; ≤ 1 acceptable). */
+typedef struct AuScore {
+    uint64_t n;
+    double sum, sumsq, inv;    /* Σ timing, Σ timing², Σ 100/(timing − MIN_TIMING + 0.1) */
+} AuScore;
+void au_score_add(AuScore *s, double cycles, double min_timing);
+double au_score_converge(const AuScore *s);   /* NAN below two timings */
+double au_score_perturb(const AuScore *s);    /* NAN without timings */
+/* Timing modes the scores are kept for: method timings (whole calls) and
+ * loop timings (marker events). */
+enum { AU_SCORE_METHOD, AU_SCORE_MARKERS, AU_SCORES };
+
 typedef struct AuResult {
     AuOutcome outcome;
     AuTest test;
@@ -318,6 +334,9 @@ typedef struct AuResult {
     double to_decide;          /* au_stats_to_decide's answer where a caller stored it (the
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
     AuOnline online;           /* audit.verify: the decision this result's samples came after */
+    bool loops;                /* decided on loop timings (audit/loops.c) */
+    AuScore score[AU_SCORES];  /* its samples' timing quality, per mode (AU_SCORE_*) */
+    double min_timing;         /* MIN_TIMING of the scores: cycles */
     AuVariantResult v[JIT_MAX_VARIANTS];
 } AuResult;
 

@@ -37,8 +37,10 @@ bool au_config_check(AuConfig *cfg, VmError *err)
         cfg->timing_mode = AU_TIMING_METHOD;
     else if (!strcmp(t, "markers"))
         cfg->timing_mode = AU_TIMING_MARKERS;
+    else if (!strcmp(t, "naive"))
+        cfg->timing_mode = AU_TIMING_NAIVE;
     else
-        return vm_fail(err, "tunable 'audit.timing' expects \"auto\", \"method\" or \"markers\", got '%s'", t);
+        return vm_fail(err, "tunable 'audit.timing' expects \"auto\", \"method\", \"markers\" or \"naive\", got '%s'", t);
     int test = au_test_parse(cfg->test_name);
     if (test < 0)
         return vm_fail(err, "tunable 'audit.test' expects \"sequential\" or \"paper\", got '%s'",

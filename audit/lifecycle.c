@@ -736,6 +736,7 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
             rq.rewrite_ctx = d->loops;
             rq.enter = au_loops_enter;
             rq.sample = au_loops_exit;
+            rq.naive = au->cfg.timing_mode == AU_TIMING_NAIVE ? au_loops_naive : NULL;
         }
     }
     VmError err = {{0}};

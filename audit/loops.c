@@ -50,6 +50,7 @@ void au_loops_plan(const AuConfig *cfg, VmMethod *m, const IrOptions *ir, AuLoop
         snprintf(out->reason, sizeof out->reason, "audit.timing=method");
         return;
     }
+    bool forced = cfg->timing_mode == AU_TIMING_MARKERS || cfg->timing_mode == AU_TIMING_NAIVE;
     VmError err = {{0}};
     IrFunc *f = ir_compile(m, ir, NULL, &err);
     if (!f) {
@@ -57,7 +58,7 @@ void au_loops_plan(const AuConfig *cfg, VmMethod *m, const IrOptions *ir, AuLoop
         return;
     }
     MkPlan p;
-    if (!mk_select(f, &cfg->markers, cfg->timing_mode == AU_TIMING_MARKERS, &p)) {
+    if (!mk_select(f, &cfg->markers, forced, &p)) {
         snprintf(out->reason, sizeof out->reason, "%s", p.reason[0] ? p.reason : "out of memory");
     } else {
         out->entry_freq = p.entry_freq;
@@ -76,6 +77,7 @@ enum { MAX_FRAMES = 8 };
 
 typedef struct Frame {
     uint32_t bakeoff;
+    uint32_t part;             /* c·N + k: what the timed call runs */
     uint64_t last;             /* cycle counter at the previous event */
 } Frame;
 
@@ -93,12 +95,12 @@ static inline uint64_t tsc(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-void au_loops_enter(uint32_t bakeoff)
+void au_loops_enter(uint32_t bakeoff, uint32_t part)
 {
     if (!ring)
         ring = au_samples_thread();
     if (depth < MAX_FRAMES)
-        frames[depth] = (Frame){bakeoff, 0};
+        frames[depth] = (Frame){bakeoff, part, 0};
     depth++;
     if (depth <= MAX_FRAMES)
         frames[depth - 1].last = tsc();
@@ -119,6 +121,17 @@ __attribute__((target("general-regs-only"))) void au_loops_event(const void *ctx
     f->last = now;
     au_sample_push(ring, id, p->part | (uint32_t)p->region << AU_SAMPLE_REGION_SHIFT, c,
                    weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight);
+}
+
+/* Naive timings: a plain C call gcc saw, with the point; one execution. */
+void au_loops_naive(uint32_t point)
+{
+    uint64_t now = tsc();
+    if (depth < 1 || depth > MAX_FRAMES || !ring)
+        return;
+    Frame *f = &frames[depth - 1];
+    au_sample_push(ring, f->bakeoff, f->part | (2 + point) << AU_SAMPLE_REGION_SHIFT, now - f->last, 1);
+    f->last = tsc();   /* the push is the timer's cost, not the region's */
 }
 
 bool au_loops_exit(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t weight)

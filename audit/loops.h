@@ -21,7 +21,8 @@ typedef struct AuLoopPlan {
 } AuLoopPlan;
 /* audit.timing for m, whose variant 0 is built with ir: method timings,
  * or loop timings at the points markers/select.c chooses on its IR
- * (forced with audit.timing=markers: whatever m's entry frequency). */
+ * (forced with audit.timing=markers or naive: whatever m's entry
+ * frequency). */
 void au_loops_plan(const AuConfig *cfg, VmMethod *m, const IrOptions *ir, AuLoopPlan *out);
 
 /* ---- the program thread's side: the timed wrapper and the stubs ---------- */
@@ -34,7 +35,9 @@ typedef struct AuLoopPoint {
 } AuLoopPoint;
 
 /* JitTimedEnter: a timed call with loop timings begins. */
-void au_loops_enter(uint32_t bakeoff);
+void au_loops_enter(uint32_t bakeoff, uint32_t part);
+/* JitNaiveTimer (audit.timing=naive): an event of point K, weight 1. */
+void au_loops_naive(uint32_t point);
 /* MkSink: an event (general registers only). */
 void au_loops_event(const void *ctx, uint64_t weight, uint64_t tsc);
 /* JitSampleFn of a bakeoff with loop timings: the call's end (region 1)

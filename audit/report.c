@@ -304,6 +304,20 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     for (uint32_t k = 0; k < r->npoints && k < JIT_MAX_POINTS; k++)
         fprintf(f, "%s%u", k ? "," : "", r->point_pc[k]);
     fprintf(f, "],\"marker_sites\":%u,\"markers_refused\":%u", r->marker_sites, r->markers_refused);
+    /* the thesis's timing-quality metrics, per timing mode (AuScore) */
+    fputs(",\"min_timing\":", f);
+    json_num(f, res->min_timing > 0 ? res->min_timing : NAN);
+    fputs(",\"scores\":{", f);
+    static const char *const mode[AU_SCORES] = {"method", "markers"};
+    for (int i = 0; i < AU_SCORES; i++) {
+        fprintf(f, "%s\"%s\":{\"timings\":%llu,\"converge\":", i ? "," : "", mode[i],
+                (unsigned long long)res->score[i].n);
+        json_num(f, au_score_converge(&res->score[i]));
+        fputs(",\"perturb\":", f);
+        json_num(f, au_score_perturb(&res->score[i]));
+        fputc('}', f);
+    }
+    fputc('}', f);
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
         json_str(f, r->failure, sizeof r->failure);

@@ -988,6 +988,12 @@ static bool build_osr_entry(JitCg *g, const char *osr_name)
  * gcc must run where it stands, once per pass. */
 static void emit_marker(JitCg *g, uint32_t k)
 {
+    if (g->marks->naive) {   /* a real timer call, which gcc optimizes around */
+        gcc_jit_type *pt[1] = {g->t_uint};
+        gcc_jit_rvalue *a[1] = {gcc_jit_context_new_rvalue_from_int(g->c, g->t_uint, (int)k)};
+        eval(g, call(g, JIT_FN(g->marks->naive), g->t_void, 1, pt, a));
+        return;
+    }
     if (!g->mk[k]) {
         char name[192];
         snprintf(name, sizeof name, "%s_mk%u", g->fname, k);
@@ -1236,9 +1242,9 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
     gcc_jit_lvalue *n0 = temp(g, g->t_ulong), *n = temp(g, g->t_ulong), *w = temp(g, g->t_uint);
     assign(g, n0, rv(calls));
     if (enter) {   /* loop timings: the first region starts inside enter */
-        gcc_jit_type *pt1[1] = {g->t_uint};
-        gcc_jit_rvalue *a1[1] = {rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint))};
-        eval(g, call(g, JIT_FN(enter), g->t_void, 1, pt1, a1));
+        gcc_jit_type *pt2[2] = {g->t_uint, g->t_uint};
+        gcc_jit_rvalue *a2[2] = {rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint)), cast(g, rv(k), g->t_uint)};
+        eval(g, call(g, JIT_FN(enter), g->t_void, 2, pt2, a2));
     }
     read_cycles(g, c0);
     assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, rv(fn), 3, a));

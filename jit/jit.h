@@ -79,6 +79,10 @@ typedef struct JitResult {
 
 typedef struct Jit Jit;
 
+/* Naive loop timings (the thesis's strawman): a call at each timing point,
+ * put in before gcc optimizes, with the point's index. */
+typedef void (*JitNaiveTimer)(uint32_t point);
+
 /* Code markers to insert into one function (markers/ chooses them):
  * at[b] = K ≥ 0 puts marker K at the start of block b of its IR (n
  * entries, one per block), −1 none; nmarkers = 1 + the largest K. */
@@ -87,6 +91,7 @@ typedef struct JitMarks {
     uint32_t n;
     uint32_t nmarkers;
     bool pinned;
+    JitNaiveTimer naive;       /* not NULL: a call of naive(K) at each point instead */
 } JitMarks;
 
 /* The JIT's tunables, one field per row of jit/jit_tunables.def. */
@@ -226,7 +231,8 @@ typedef bool (*JitMarkRewrite)(void *ctx, int part, bool timed, const char *text
 /* A timed call of a bakeoff with loop timings begins (the callee reads
  * the cycle counter: the first timing region starts there); its end is
  * the JitSampleFn's call. */
-typedef void (*JitTimedEnter)(uint32_t bakeoff);
+typedef void (*JitTimedEnter)(uint32_t bakeoff, uint32_t part);
+
 
 /* The dispatcher's slow path: its countdown went below zero. */
 typedef VmValue (*JitSlowPath)(VmThread *t, VmMethod *m, VmValue *args, void *ctx);
@@ -269,13 +275,17 @@ typedef struct JitBakeoffRequest {
      * rewrite twice: clean (markers deleted: the clean[] code and the
      * dispatcher) and, per copy, timed (a stub reports each marker
      * event: the marked[] code, which the timed wrapper calls, after
-     * enter(table->bakeoff)). */
+     * enter(table->bakeoff, k)). */
     uint32_t npoints;
     uint32_t point_pc[JIT_MAX_POINTS];
     bool pinned;                       /* markers gcc cannot move (markers.kind=pinned) */
     JitMarkRewrite rewrite;
     void *rewrite_ctx;
     JitTimedEnter enter;
+    /* audit.timing=naive: no markers; the timed copies are compiled
+     * again with a call of naive(K) at each point (rewrite unused), which
+     * gcc optimizes around, and the clean code without anything */
+    JitNaiveTimer naive;
 } JitBakeoffRequest;
 
 /* Whether rq's variants, whose IR is ir[k] (ir_compile with rq->ir[k];

@@ -93,7 +93,7 @@ typedef struct JitDispatch {
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
                             VmError *err);
 /* `name`: with k = t->audit[slot].timing, time tab->clean[k] (with
- * enter: enter(tab->bakeoff) first, then tab->marked[k])
+ * enter: enter(tab->bakeoff, k) first, then tab->marked[k])
  * between two cycle-counter reads, report to sample(tab->bakeoff, k,
  * cycles, w): w = 1, or with tab->weighted the calls of m the timed call
  * made (m->prof.calls before and after). */

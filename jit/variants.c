@@ -292,6 +292,13 @@ static bool marks_for(const JitBakeoffRequest *rq, const IrFunc *f, int32_t **at
     return true;
 }
 
+/* What compile_variant builds at the timing points (rq->npoints). */
+typedef enum Points {
+    POINTS_MARKED,             /* markers (none without points); clean and timed texts from one compile */
+    POINTS_NONE,               /* nothing: a bakeoff ending untimed, or naive timings' clean code */
+    POINTS_NAIVE,              /* rq->naive calls: naive timings' timed code */
+} Points;
+
 /* Variant k's context (k = -1: the dispatcher's), from its IR f (not
  * consumed: variants of the same IR options share it, and variant 0's
  * also makes the dispatcher) → its assembly in *text (malloc'ed), the
@@ -307,10 +314,11 @@ static bool marks_for(const JitBakeoffRequest *rq, const IrFunc *f, int32_t **at
  * and branch before each self-call (up to 19% on a small recursive
  * method) that the JIT's code of the same IR does not pay. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, bool untimed, char **text, size_t *len, char **raw, size_t *rawlen,
-                            JitWheres *wheres, uint32_t own[2], Costs *cost, bool *recursive, VmError *err)
+                            const char *dir, bool untimed, Points points, char **text, size_t *len, char **raw,
+                            size_t *rawlen, JitWheres *wheres, uint32_t own[2], Costs *cost, bool *recursive,
+                            VmError *err)
 {
-    bool marked = rq->npoints && !untimed;
+    bool marked = rq->npoints && !untimed && points != POINTS_NONE;
     int32_t *at = NULL;
     JitMarks marks;
     VmMethod *m = rq->m;
@@ -333,6 +341,8 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
         ok = vm_fail(err, "out of memory");
     if (ok && marked)
         ok = marks_for(rq, f, &at, &marks, err);
+    if (ok && marked && points == POINTS_NAIVE)
+        marks.naive = rq->naive;
     if (ok && marked)
         jit_codegen_marks(cg, &marks);
     t0 = jit_now_us();
@@ -364,7 +374,12 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     free(at);
     /* marked code: the text as gcc left it is kept for the timed copies
      * (lay_out), and becomes clean code here */
-    if (ok && marked) {
+    if (ok && marked && points == POINTS_NAIVE) {
+        *raw = *text;
+        *rawlen = *len;
+        *text = NULL;
+        *len = 0;
+    } else if (ok && marked) {
         VmBuf clean = {0};
         ok = rq->rewrite(rq->rewrite_ctx, dispatcher ? -1 : k, false, *text, *len, &clean, err);
         if (ok && raw) {
@@ -473,7 +488,9 @@ static bool lay_out_marked(VmBuf *all, const JitBakeoffRequest *rq, char *const 
             append_part(&renamed, raw[k], rawlen[k], copies * n + 1 + part, from, to);
             int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id, c));
             vm_buf_put(all, head, (size_t)h);
-            bool ok = rq->rewrite(rq->rewrite_ctx, part, true, (const char *)renamed.data, renamed.len, all, err);
+            bool ok = rq->naive ? (vm_buf_put(all, renamed.data, renamed.len), true)
+                                : rq->rewrite(rq->rewrite_ctx, part, true, (const char *)renamed.data, renamed.len, all,
+                                              err);
             vm_buf_free(&renamed);
             if (!ok)
                 return false;
@@ -492,7 +509,7 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         return vm_fail(err, "%s: at most %d copies of a variant, got %d", m->name, JIT_MAX_COPIES, rq->copies);
     if (!rq->slow || !rq->sample || rq->slot >= VM_AUDIT_SLOTS)
         return vm_fail(err, "%s: a bakeoff without slow path, sample sink or valid slot", m->name);
-    if (rq->npoints && (rq->npoints > JIT_MAX_POINTS || !rq->rewrite || !rq->enter))
+    if (rq->npoints && (rq->npoints > JIT_MAX_POINTS || (!rq->rewrite && !rq->naive) || !rq->enter))
         return vm_fail(err, "%s: loop timings without rewrite or enter, or more than %d points", m->name, JIT_MAX_POINTS);
     JitTunables def;
     const JitTunables *tun = jit_tunables(jit, &def);
@@ -562,9 +579,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < compiled && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
-        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, &text[k], &len[k], &raw[k], &rawlen[k], &wheres,
-                             own[k], &cost,
-                             &recursive, &e);
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, rq->naive ? POINTS_NONE : POINTS_MARKED,
+                             &text[k], &len[k], &raw[k], &rawlen[k], &wheres, own[k], &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
@@ -583,9 +599,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         drop_wheres(&wheres, own[0]);
         free(text[0]);
         text[0] = NULL;
-        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, &text[0], &len[0], NULL, NULL, &wheres, own[0],
-                             &cost,
-                             &recursive, &e);
+        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, POINTS_NONE, &text[0], &len[0], NULL, NULL,
+                             &wheres, own[0], &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "variant 0 (%s), again untimed: %s", rq->optset[0] ? rq->optset[0] : "", e.msg);
     }
@@ -606,10 +621,23 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         VmError e = {{0}};
         bool recursive;
         uint32_t down[2];
-        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, &dtext, &dlen, NULL, NULL, &wheres, down, &cost,
-                             &recursive, &e);
+        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, rq->naive ? POINTS_NONE : POINTS_MARKED,
+                             &dtext, &dlen, NULL, NULL, &wheres, down, &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "dispatcher: %s", e.msg);
+    }
+    /* naive timings: the timed code compiled again, timer calls at the points */
+    for (int k = 0; k < rq->nvariants && ok && dispatched && rq->npoints && rq->naive; k++) {
+        VmError e = {{0}};
+        bool recursive;
+        uint32_t unused[2];
+        char *none = NULL;
+        size_t nonelen = 0;
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, false, POINTS_NAIVE, &none, &nonelen, &raw[k],
+                             &rawlen[k], &wheres, unused, &cost, &recursive, &e);
+        free(none);
+        if (!ok)
+            vm_fail(err, "variant %d (%s), naive timers: %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
     for (int k = 0; k < rq->nvariants; k++)
         ir_free(ir[k]);   /* NULL for a variant that shared another's */
