@@ -74,7 +74,7 @@ build/srcfuzz: build/tests/fuzz/srcfuzz.o $(TIER_OBJ) ## the source fuzz test: m
 
 # The audit_ring unit tests with audit/ minus the parts that need the VM.
 TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
-                  audit/analysis.c audit/policy.c audit/report.c audit/samples.c audit/stats.c
+                  audit/analysis.c audit/loopstats.c audit/policy.c audit/report.c audit/samples.c audit/stats.c
 build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h ## the auditor's ring buffers and analysis thread under ThreadSanitizer
 	@mkdir -p build
 	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread

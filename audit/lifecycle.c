@@ -726,7 +726,7 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
     rq.slow_ctx = d;
     rq.sample = au_sample_record;
     if (d && lp.n) {
-        d->loops = au_loops_code_new(&d->tab.bakeoff, r->nvariants * r->copies, lp.n,
+        d->loops = au_loops_code_new(&d->tab.bakeoff, r->nvariants, r->copies, lp.n,
                                      jit_dump_has(jit_tunables(au->jit, &(JitTunables){0})->dump, "markers"));
         if (d->loops) {
             rq.npoints = lp.n;
@@ -767,6 +767,7 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
     if (d->loops) {
         b->rec.marker_sites = d->loops->sites;
         b->rec.markers_refused = d->loops->refused;
+        b->rec.marker_map = d->loops->map;
     }
     if (b->ahead)
         b->rec.phase = AU_PHASE_READY;

@@ -46,14 +46,22 @@ bool au_loops_exit(uint32_t bakeoff, uint32_t variant, uint64_t cycles, uint32_t
 
 /* A bakeoff's points, for its code's lifetime (never freed: a timed frame
  * can outlive the bakeoff).  Also the JitMarkRewrite's context. */
+/* Where gcc left marker K in variant k (copy 0's timed code): the marker
+ * map of the bakeoff (--stats "markers"). */
+typedef struct AuMarkerSites {
+    uint16_t sites, in_loop, at_exit, straight, guarded;
+    bool refused;
+} AuMarkerSites;
+
 typedef struct AuLoopCode {
-    int nparts;
+    int nvariants, nparts;
     uint32_t npoints;
     bool dump;                 /* -X jit.dump=markers */
     uint32_t sites, refused;   /* marker write sites and refused markers the rewrites saw */
+    AuMarkerSites *map;        /* [k · npoints + K] */
     AuLoopPoint point[];       /* [part · npoints + K] */
 } AuLoopCode;
-AuLoopCode *au_loops_code_new(const uint32_t *bakeoff, int nparts, uint32_t npoints, bool dump);
+AuLoopCode *au_loops_code_new(const uint32_t *bakeoff, int nvariants, int copies, uint32_t npoints, bool dump);
 /* JitMarkRewrite: mk_scan, then mk_rewrite_clean or mk_rewrite_timed. */
 bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out, VmError *err);
 

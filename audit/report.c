@@ -14,6 +14,7 @@
  * as a function), so the unit tests and the TSan build link it alone.
  */
 #include "auditor_api.h"
+#include "loops.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -304,6 +305,18 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     for (uint32_t k = 0; k < r->npoints && k < JIT_MAX_POINTS; k++)
         fprintf(f, "%s%u", k ? "," : "", r->point_pc[k]);
     fprintf(f, "],\"marker_sites\":%u,\"markers_refused\":%u", r->marker_sites, r->markers_refused);
+    /* the marker map: per timing point, where gcc left its marker in each variant */
+    fputs(",\"markers\":[", f);
+    for (uint32_t k = 0; r->marker_map && k < r->npoints && k < JIT_MAX_POINTS; k++) {
+        fprintf(f, "%s{\"point\":%u,\"pc\":%u,\"variants\":[", k ? "," : "", k, r->point_pc[k]);
+        for (int v = 0; v < r->nvariants; v++) {
+            const AuMarkerSites *m = &r->marker_map[(size_t)v * r->npoints + k];
+            fprintf(f, "%s{\"sites\":%u,\"in_loop\":%u,\"at_exit\":%u,\"straight\":%u,\"guarded\":%u,\"refused\":%s}",
+                    v ? "," : "", m->sites, m->in_loop, m->at_exit, m->straight, m->guarded, m->refused ? "true" : "false");
+        }
+        fputs("]}", f);
+    }
+    fputc(']', f);
     /* the thesis's timing-quality metrics, per timing mode (AuScore) */
     fputs(",\"min_timing\":", f);
     json_num(f, res->min_timing > 0 ? res->min_timing : NAN);

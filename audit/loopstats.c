@@ -1,0 +1,205 @@
+/* audit/loopstats.c — loop timings' statistics: the events of one
+ * bakeoff's timed calls by region and variant, the per-invocation cost
+ * estimate per variant, and the look that decides on it (au_loops_test,
+ * the counterpart of au_stats_test for bakeoffs with code markers).
+ *
+ * Input: events (variant k, region ≥ 1, cycles, weight) in each thread's
+ * order, as the analysis thread routes them.  Output: AuEstimate per
+ * variant and an AuResult per look.  The estimator and its assumptions
+ * are in audit/loops.c's header and docs/auditing.md ("Loop timings").
+ *
+ * Invariants: a window never spans two timed calls (region 1, the call's
+ * end, closes every open window of its variant); a window holds at most
+ * `window` events, and an event of weight > 1 (a hoisted marker's) is a
+ * window of its own.
+ */
+#include "loops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window)
+{
+    memset(l, 0, sizeof *l);
+    l->nvariants = nvariants;
+    l->nregions = (int)npoints + 1;   /* region 1 (the call's end) and 2 + K */
+    l->window = window < 1 ? 1 : (uint32_t)window;
+    l->r = calloc((size_t)l->nregions * (size_t)nvariants, sizeof *l->r);
+    return l->r != NULL;
+}
+
+void au_loops_free(AuLoops *l)
+{
+    free(l->r);
+    memset(l, 0, sizeof *l);
+}
+
+static AuRegionSums *sums(AuLoops *l, int region, int k)
+{
+    return &l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k];
+}
+
+static void close_window(AuRegionSums *s)
+{
+    if (!s->open_n)
+        return;
+    s->windows++;
+    s->sc += s->open_c;
+    s->sw += s->open_w;
+    s->scc += s->open_c * s->open_c;
+    s->sww += s->open_w * s->open_w;
+    s->scw += s->open_c * s->open_w;
+    s->open_c = s->open_w = 0;
+    s->open_n = 0;
+}
+
+bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight)
+{
+    if (k < 0 || k >= l->nvariants || region < 1 || region > l->nregions || !weight)
+        return false;
+    AuRegionSums *s = sums(l, region, k);
+    s->events++;
+    s->open_c += (double)cycles;
+    s->open_w += weight;
+    s->open_n++;
+    s->weight += weight;
+    if (region == 1) {   /* the call's end: every window of the variant closes */
+        l->calls[k]++;
+        for (int r = 1; r <= l->nregions; r++)
+            close_window(sums(l, r, k));
+    } else if (weight > 1 || s->open_n >= l->window) {
+        close_window(s);   /* a hoisted event stands alone; a long call is cut */
+    }
+    return true;
+}
+
+/* n_r: the region's source-level weight per timed call, over every variant. */
+static double per_call(const AuLoops *l, int region)
+{
+    double w = 0, calls = 0;
+    for (int k = 0; k < l->nvariants; k++) {
+        w += l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k].weight;
+        calls += (double)l->calls[k];
+    }
+    return calls > 0 ? w / calls : 0;
+}
+
+bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *fewest_windows)
+{
+    memset(e, 0, sizeof *e);
+    double mean = 0, var = 0;
+    uint64_t few = UINT64_MAX, events = 0;
+    for (int r = 1; r <= l->nregions; r++) {
+        const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)l->nvariants + (size_t)k];
+        double n = per_call(l, r);
+        if (!(n > 0))
+            continue;   /* a region no call reached */
+        if (s->windows < 2 || !(s->sw > 0))
+            return false;
+        double R = s->sc / s->sw, J = (double)s->windows;
+        /* Σ (C_j − R·W_j)², expanded */
+        double ss = s->scc - 2 * R * s->scw + R * R * s->sww;
+        mean += n * R;
+        var += n * n * (ss > 0 ? ss : 0) * J / (J - 1) / (s->sw * s->sw);
+        few = s->windows < few ? s->windows : few;
+        events += s->events;
+    }
+    if (few == UINT64_MAX || !(mean > 0))
+        return false;
+    double J = (double)few;
+    var *= J > 2 ? J / (J - 2) : INFINITY;
+    e->n = events;
+    e->windows = few;
+    e->mean = mean;
+    e->var_mean = var;
+    e->stddev = sqrt(var * J);
+    e->cycles = mean;
+    *fewest_windows = few;
+    return true;
+}
+
+AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out)
+{
+    int n = l->nvariants;
+    AuEstimate e[JIT_MAX_VARIANTS];
+    memset(out, 0, sizeof *out);
+    out->outcome = AU_RUNNING;
+    out->test = test;
+    out->nvariants = n;
+    out->best = out->runner_up = -1;
+    bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
+    uint64_t few = UINT64_MAX;
+    bool ready = true;
+    for (int k = 0; k < n; k++) {
+        uint64_t w = 0;
+        AuVariantResult *v = &out->v[k];
+        for (int r = 1; r <= l->nregions; r++) {
+            const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)n + (size_t)k];
+            v->received += s->events;
+            v->weight += s->weight;
+        }
+        v->samples = v->received;
+        if (!au_loops_estimate(l, k, &e[k], &w)) {
+            ready = false;
+            few = 0;
+            continue;
+        }
+        v->mean = v->cycles = e[k].mean;
+        v->stddev = e[k].stddev;
+        few = w < few ? w : few;
+    }
+    if (!ready || few < AU_LOOPS_MIN_WINDOWS) {
+        if (wall)
+            out->outcome = AU_TIMEOUT;
+        return out->outcome;
+    }
+    int b = 0;
+    for (int k = 1; k < n; k++)
+        if (e[k].mean < e[b].mean)
+            b = k;
+    out->best = b;
+    double alpha = cfg->alpha / (n - 1), m = log1p(cfg->min_effect);
+    bool all_slower = true;
+    out->confidence = 1;
+    AuCompare cmp[JIT_MAX_VARIANTS];
+    for (int k = 0; k < n; k++) {
+        if (k == b)
+            continue;
+        AuCompare *c = &cmp[k];
+        au_stats_compare(&e[k], &e[b], test, alpha, cfg->mixture, cfg->mixture_max, c);
+        AuVariantResult *v = &out->v[k];
+        v->rel = expm1(c->theta), v->rel_lo = expm1(c->lo), v->rel_hi = expm1(c->hi);
+        v->slower = test == AU_TEST_PAPER ? c->confidence >= 1 - cfg->alpha && c->theta > m : c->lo > m;
+        all_slower &= v->slower;
+        if (out->runner_up < 0 || c->confidence < out->confidence) {
+            out->runner_up = k;
+            out->confidence = c->confidence;
+            out->rel = expm1(-c->theta), out->rel_lo = expm1(-c->hi), out->rel_hi = expm1(-c->lo);
+        }
+    }
+    if (all_slower) {
+        out->outcome = AU_WINNER;
+        out->install = b;
+        return out->outcome;
+    }
+    /* no-difference: the default not shown slower, every other variant
+     * within ±equivalence of it or slower (as au_stats_test) */
+    if (test == AU_TEST_SEQUENTIAL && !(b != 0 && out->v[0].slower)) {
+        double lo = log1p(-cfg->equivalence), hi = log1p(cfg->equivalence);
+        bool same = true;
+        for (int k = 1; k < n && same; k++) {
+            AuCompare c;
+            au_stats_compare(&e[k], &e[0], test, alpha, cfg->mixture, cfg->mixture_max, &c);
+            same = (c.lo > lo && c.hi < hi) || c.lo > 0;
+        }
+        if (same) {
+            out->outcome = AU_NO_DIFFERENCE;
+            out->install = 0;
+            return out->outcome;
+        }
+    }
+    if (wall)
+        out->outcome = AU_TIMEOUT;
+    return out->outcome;
+}
