@@ -34,6 +34,8 @@
  *    loop entered rarely, each entry running a long inner loop, has a
  *    cold header and a hot inner loop, and the inner loop is where the
  *    time goes.
+ *    A point's loop is its block's innermost loop: a timing from one of
+ *    its events to the next runs around that loop.
  * 3. No point although the method has loops: "every loop too tight" when
  *    some loop qualified but no candidate's cycle reached min_cost (the
  *    reason gives the longest shortest cycle seen), "no loop is hot
@@ -47,7 +49,10 @@
  * two successors, so at most E + 1 ≤ 2·nblocks + 1 entries are pushed.
  * Selection runs it once per block it checks; the distances from each
  * chosen point are kept, so both directions between a candidate and a
- * point cost no further run.  Out of memory, mk_cost_distance answers
+ * point cost no further run.  Selection only asks whether a distance
+ * reaches min_cost, so its runs stop there (a distance at or beyond the
+ * bound reads UINT64_MAX) and explore only the blocks near the start,
+ * however big the function.  Out of memory, mk_cost_distance answers
  * UINT64_MAX (no path found).
  *
  * Invariants: f is only read (no scratch marks), so plans may be made on
@@ -135,8 +140,10 @@ static MkHeapItem heap_pop(MkGraph *g)
 }
 
 /* dist[v] = the cost of the shortest path src → v, blocks left on the
- * way counted, v's not; 0 at src, UINT64_MAX where there is no path. */
-static void dijkstra(MkGraph *g, uint32_t src, uint64_t *dist)
+ * way counted, v's not; 0 at src, UINT64_MAX where there is no path of
+ * cost below bound.  A path's prefixes cost no more than it, so every
+ * distance below the bound is exact. */
+static void dijkstra(MkGraph *g, uint32_t src, uint64_t bound, uint64_t *dist)
 {
     const IrFunc *f = g->f;
     for (uint32_t i = 0; i < f->nblocks; i++)
@@ -152,7 +159,7 @@ static void dijkstra(MkGraph *g, uint32_t src, uint64_t *dist)
         for (uint32_t k = 0; k < b->nsuccs; k++) {
             const IrBlock *w = b->succs[k];
             uint64_t d = it.d + g->cost[it.v];
-            if (d < dist[w->id]) {
+            if (d < dist[w->id] && d < bound) {
                 dist[w->id] = d;
                 heap_push(g, d, w->id);
             }
@@ -182,7 +189,7 @@ uint64_t mk_cost_distance(const IrFunc *f, uint32_t a, uint32_t b)
     uint64_t *dist = malloc(f->nblocks * sizeof *dist);
     uint64_t r = UINT64_MAX;
     if (graph_init(&g, f) && dist) {
-        dijkstra(&g, a, dist);
+        dijkstra(&g, a, UINT64_MAX, dist);
         r = a == b ? cycle_from(&g, a, dist) : dist[b];
     }
     graph_free(&g);
@@ -204,7 +211,7 @@ typedef struct MkSel {
     double target;             /* what remains of markers.target */
     bool own_loops;            /* some loop has an own header */
     bool qualified;            /* some loop's header beat the target */
-    uint64_t longest_cycle;    /* the longest shortest cycle checked */
+    uint64_t longest_cycle;    /* the longest shortest cycle below min_cost */
     double hottest;            /* the hottest own header's frequency */
     MkPlan *out;
 } MkSel;
@@ -223,12 +230,13 @@ static bool sel_done(const MkSel *s)
  * points chosen so far.  Leaves the distances from b in s->dist. */
 static bool far_enough(MkSel *s, const IrBlock *b)
 {
-    dijkstra(&s->g, b->id, s->dist);
+    dijkstra(&s->g, b->id, s->min_cost, s->dist);
     uint64_t cyc = cycle_from(&s->g, b->id, s->dist);
-    if (cyc > s->longest_cycle)
-        s->longest_cycle = cyc;
-    if (cyc < s->min_cost)
+    if (cyc < s->min_cost) {
+        if (cyc > s->longest_cycle)
+            s->longest_cycle = cyc;
         return false;
+    }
     for (uint32_t k = 0; k < s->out->n; k++) {
         uint64_t there = s->dist[s->out->v[k].block], back = s->from[k][b->id];
         if ((there < back ? there : back) < s->min_cost)
