@@ -7,7 +7,9 @@
  * Block costs follow from ir/ops.def by hand: DIV 25, ADD/ADDK/AND/LDI 1,
  * BR 1, JMP 1 (a fall-through gets one), RET 2; four DIVs make a body of
  * at least markers.min_cost's default 100.  Frequencies follow from the
- * calls in main.
+ * calls in main.  Last, every method of every test program is planned
+ * under several tunables and each plan checked against what any plan
+ * promises (own blocks, order, distances).
  */
 #include "ir.h"
 #include "markers.h"
@@ -199,25 +201,30 @@ static const char *sel_src =
     "  RETV\n"
     "end\n";
 
-/* Assembles, links and runs sel_src with its output sent to /dev/null;
- * NULL (and a failure) if it does not load. */
-static Vm *run_sel(void)
+/* Runs vm with stdout/stderr sent to /dev/null. */
+static int run_quiet(Vm *vm, int argc, char **argv)
 {
-    Vm *vm = test_load_tla(sel_src, NULL);
-    if (!vm)
-        return NULL;
     fflush(stdout);
     fflush(stderr);
     int so = dup(1), se = dup(2), nul = open("/dev/null", O_WRONLY);
     dup2(nul, 1);
     dup2(nul, 2);
-    int status = vm_run(vm, 0, NULL);
+    int status = vm_run(vm, argc, argv);
     fflush(stdout);
     fflush(stderr);
     dup2(so, 1);
     dup2(se, 2);
     close(so), close(se), close(nul);
-    CHECK_INT(status, 0);
+    return status;
+}
+
+/* Assembles, links and runs sel_src; NULL (and a failure) if it does not
+ * load. */
+static Vm *run_sel(void)
+{
+    Vm *vm = test_load_tla(sel_src, NULL);
+    if (vm)
+        CHECK_INT(run_quiet(vm, 0, NULL), 0);
     return vm;
 }
 
@@ -646,4 +653,88 @@ TEST(mk_select_every_counts)
         ir_free(f);
     }
     test_unload(vm);
+}
+
+/* ---- every method of every test program ----------------------------------- */
+
+/* What any plan promises, whatever the program: at most max_points own
+ * blocks in block order, each on a cycle of at least min_cost and at least
+ * min_cost from every other point one way or the other; a reason when
+ * empty. */
+static void check_plan(const char *path, const IrFunc *f, const MkTunables *t, const MkPlan *p)
+{
+    check_points(f, p);
+    CHECK(p->n <= (uint32_t)t->max_points);
+    if (!p->n && !p->reason[0])
+        test_fail(__FILE__, __LINE__, "%s: %s: no point and no reason", path, f->method->name);
+    for (uint32_t k = 0; k < p->n; k++) {
+        uint64_t cyc = mk_cost_distance(f, p->v[k].block, p->v[k].block);
+        if (cyc < (uint64_t)t->min_cost)
+            test_fail(__FILE__, __LINE__, "%s: %s: point %u on a cycle of %llu", path, f->method->name, k,
+                      (unsigned long long)cyc);
+        for (uint32_t j = 0; j < k; j++) {
+            uint64_t there = mk_cost_distance(f, p->v[j].block, p->v[k].block);
+            uint64_t back = mk_cost_distance(f, p->v[k].block, p->v[j].block);
+            if ((there < back ? there : back) < (uint64_t)t->min_cost)
+                test_fail(__FILE__, __LINE__, "%s: %s: points %u and %u %llu apart", path, f->method->name, j, k,
+                          (unsigned long long)(there < back ? there : back));
+        }
+    }
+}
+
+typedef struct {
+    int methods, planned, multi;   /* compiled; plans with a point, with two */
+} CorpusCounts;
+
+static void plan_program(TestProgram *p, void *ctx)
+{
+    CorpusCounts *c = ctx;
+    VmModule *m = p->m;
+    Vm *vm = test_link(m, &p->tun.vm, false);
+    if (!vm)
+        return;
+    run_quiet(vm, p->nargs, p->args);
+    /* the defaults, then targets and distances that let several points in */
+    MkTunables tuns[4];
+    tuns[0] = tunables(0.05, 100);
+    tuns[1] = tunables(0.2, 10);
+    tuns[2] = tunables(0.3, 0);
+    tuns[3] = tunables(0.02, 0);
+    tuns[2].max_points = tuns[3].max_points = 64;
+    for (uint32_t i = 0; i < m->nmethods; i++) {
+        VmMethod *mm = &m->methods[i];
+        if (!mm->code || !mm->ncode)
+            continue;
+        VmError err;
+        IrFunc *f = ir_compile(mm, &p->tun.ir, NULL, &err);
+        if (!f)
+            continue;   /* test_ir's business */
+        c->methods++;
+        for (int v = 0; v < 4; v++) {
+            for (int forced = 0; forced < 2; forced++) {
+                MkPlan plan;
+                CHECK(mk_select(f, &tuns[v], forced, &plan));
+                check_plan(p->path, f, &tuns[v], &plan);
+                c->planned += plan.n > 0;
+                c->multi += plan.n > 1;
+                mk_plan_free(&plan);
+            }
+        }
+        MkPlan plan;
+        CHECK(mk_select_every(f, true, &plan));
+        CHECK_INT(plan.n, f->nblocks);
+        mk_plan_free(&plan);
+        ir_free(f);
+    }
+    test_unload(vm);
+}
+
+TEST(mk_select_invariants_on_all_programs)
+{
+    CorpusCounts c = {0};
+    int nprog = test_corpus_each(NULL, plan_program, &c);
+    CHECK(nprog >= 50);
+    CHECK(c.methods >= 200);
+    CHECK(c.planned >= 20);
+    CHECK(c.multi >= 5);          /* the pairwise checks had pairs */
 }
