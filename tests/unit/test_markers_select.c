@@ -529,7 +529,7 @@ TEST(mk_select_only_own_blocks_around_inlined_loop)
         for (uint32_t i = 0; i < f->nloops; i++)
             inlined_loop |= f->loops[i]->header->depth == 1;
         CHECK(inlined_loop);
-        /* the own loop's header (11 of about 30,000 counts) is cold */
+        /* the own loop's header (11 of about 20,000 counts) is cold */
         MkTunables t = tunables(0.05, 100);
         MkPlan p;
         CHECK(mk_select(f, &t, false, &p));
