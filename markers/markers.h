@@ -92,7 +92,7 @@ void mk_plan_free(MkPlan *p);
 /* The static-cost distance of the shortest path from block a to block b
  * (a == b: around a cycle back to a) within f, counting the costs of the
  * blocks left on the way (a's own, not b's); UINT64_MAX when b cannot be
- * reached.  Edge weights (profile counts) are ignored. */
+ * reached (or without memory).  Edge weights (profile counts) are ignored. */
 uint64_t mk_cost_distance(const IrFunc *f, uint32_t a, uint32_t b);
 
 /* ---- scan.c: the marker map of optimized assembly ----------------------- */
