@@ -355,6 +355,7 @@ bool mk_select(const IrFunc *f, const MkTunables *tun, bool forced, MkPlan *out)
                  out->entry_freq * 1e4, tun->entry_freq * 1e4);
         return true;
     }
+    /* max_points within its row's bounds (markers_tunables.def), whoever set it */
     MkSel s = {
         .min_cost = tun->min_cost > 0 ? (uint64_t)tun->min_cost : 0,
         .max_points = tun->max_points < 1 ? 1 : tun->max_points > 64 ? 64 : (uint32_t)tun->max_points,
@@ -380,7 +381,7 @@ bool mk_select(const IrFunc *f, const MkTunables *tun, bool forced, MkPlan *out)
                  "no loop is hot enough (header frequency %.4g bp ≤ markers.target %.4g bp)", s.hottest * 1e4,
                  tun->target * 1e4);
     else
-        snprintf(out->reason, sizeof out->reason, "no loop of its own (only inlined code loops)");
+        snprintf(out->reason, sizeof out->reason, "no loop of its own (every loop is inlined code)");
     return true;
 }
 
