@@ -557,10 +557,12 @@ void au_analysis_free(AuAnalysis *a);
  * none, its rate goes nowhere); its id (≥ 1), or 0 when n is out of range
  * or no memory.  `now` in seconds (au_now). */
 uint32_t au_analysis_begin(AuAnalysis *a, int nvariants, int slot, double now);
-/* The bakeoff has loop timings with npoints markers (audit/loops.c): it
- * is decided on its regions' per-invocation estimate, and every call
- * through its dispatcher is timed.  False if unknown or no memory. */
-bool au_analysis_loops(AuAnalysis *a, uint32_t id, uint32_t npoints);
+/* The bakeoff has loop timings from code (audit/loops.h: its markers and
+ * their exact counts): it is decided on its regions' per-invocation
+ * estimate, and every call through its dispatcher is timed.  False if
+ * unknown or no memory. */
+struct AuLoopCode;
+bool au_analysis_loops(AuAnalysis *a, uint32_t id, const struct AuLoopCode *code);
 /* Drops a running bakeoff without a decision; false if unknown. */
 bool au_analysis_cancel(AuAnalysis *a, uint32_t id);
 /* Between turns (audit.quantum_ms): a paused bakeoff keeps its samples

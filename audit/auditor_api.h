@@ -77,6 +77,7 @@ typedef struct AuBakeoffRecord {
     char timing_reason[128];       /* npoints 0: why method timings */
     uint32_t marker_sites;         /* marker writes the rewrites found, over every variant and copy */
     uint32_t markers_refused;      /* markers whose address gcc took: their events dropped */
+    double marker_overhead;        /* cycles taken off each marker event: a stub's (au_loops_calibrate) */
     const struct AuMarkerSites *marker_map;   /* [k · npoints + K] where gcc left each marker (loops.h); NULL: none */
 } AuBakeoffRecord;
 

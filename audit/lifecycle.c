@@ -592,7 +592,7 @@ static bool begin_analysis(AuAuditor *au, AuBakeoff *b, int slot)
         fail(au, b, "the analysis cannot take another bakeoff");
         return false;
     }
-    if (b->d->loops && !au_analysis_loops(au->an, aid, b->d->loops->npoints)) {
+    if (b->d->loops && !au_analysis_loops(au->an, aid, b->d->loops)) {
         au_analysis_cancel(au->an, aid);
         fail(au, b, "the analysis cannot take the bakeoff's loop timings");
         return false;
@@ -699,6 +699,14 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
     bool same_ir = end_if_same && au->cfg.same_ir;
     AuLoopPlan lp;
     au_loops_plan(&au->cfg, b->m, &rq.ir[0], &lp);
+    /* marker events less the stub's own cycles (none for naive timers,
+     * the strawman); a stub that cannot be calibrated: method timings */
+    double overhead = 0;
+    VmError cal = {{0}};
+    if (lp.n && au->cfg.timing_mode != AU_TIMING_NAIVE && !au_loops_calibrate(&overhead, &cal)) {
+        snprintf(lp.reason, sizeof lp.reason, "%.120s", cal.msg);
+        lp.n = 0;
+    }
     pthread_mutex_lock(&au->mu);
     b->rec.npoints = lp.n;
     memcpy(b->rec.point_pc, lp.pc, sizeof lp.pc);
@@ -729,12 +737,14 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
         d->loops = au_loops_code_new(&d->tab.bakeoff, r->nvariants, r->copies, lp.n,
                                      jit_dump_has(jit_tunables(au->jit, &(JitTunables){0})->dump, "markers"));
         if (d->loops) {
+            d->loops->overhead = overhead;
             rq.npoints = lp.n;
             memcpy(rq.point_pc, lp.pc, sizeof rq.point_pc);
             rq.pinned = mk_pinned(&au->cfg.markers);
             rq.rewrite = au_loops_rewrite;
             rq.rewrite_ctx = d->loops;
             rq.enter = au_loops_enter;
+            rq.enter_ctx = d->loops;
             rq.sample = au_loops_exit;
             rq.naive = au->cfg.timing_mode == AU_TIMING_NAIVE ? au_loops_naive : NULL;
         }
@@ -768,6 +778,7 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
         b->rec.marker_sites = d->loops->sites;
         b->rec.markers_refused = d->loops->refused;
         b->rec.marker_map = d->loops->map;
+        b->rec.marker_overhead = d->loops->overhead;
     }
     if (b->ahead)
         b->rec.phase = AU_PHASE_READY;

@@ -7,8 +7,9 @@
 
 #include "audit.h"
 
-/* Fewest windows of every region of every variant before a look can
- * decide (a hoisted marker's event is a window: a call). */
+/* Fewest effective windows of a variant's estimate before a look can
+ * decide (au_loops_estimate; a hoisted marker's event is a window: a
+ * call). */
 #define AU_LOOPS_MIN_WINDOWS 8
 
 /* ---- which timing a bakeoff gets ----------------------------------------- */
@@ -34,8 +35,15 @@ typedef struct AuLoopPoint {
     uint16_t region;           /* 2 + K */
 } AuLoopPoint;
 
-/* JitTimedEnter: a timed call with loop timings begins. */
-void au_loops_enter(uint32_t bakeoff, uint32_t part);
+/* JitTimedEnter (ctx: the bakeoff's AuLoopCode): a timed call with loop
+ * timings begins. */
+void au_loops_enter(void *ctx, uint32_t bakeoff, uint32_t part);
+/* Cycles a stub adds to the region it closes (outside the sink: call,
+ * register saves and restores, counter read): the median over a loop of
+ * marker events and nothing else, measured once per process (the first
+ * call assembles and runs it); from then on the sink takes it off every
+ * event.  False + err if that fails. */
+bool au_loops_calibrate(double *cycles, VmError *err);
 /* JitNaiveTimer (audit.timing=naive): an event of point K, weight 1. */
 void au_loops_naive(uint32_t point);
 /* MkSink: an event (general registers only). */
@@ -57,8 +65,15 @@ typedef struct AuLoopCode {
     int nvariants, nparts;
     uint32_t npoints;
     bool dump;                 /* -X jit.dump=markers */
+    double overhead;           /* a stub's cycles in each region (au_loops_calibrate) */
     uint32_t sites, refused;   /* marker write sites and refused markers the rewrites saw */
     AuMarkerSites *map;        /* [k · npoints + K] */
+    /* Exact source-level counts of the timed calls that ended, written by
+     * the program thread (au_loops_exit), read by the analysis thread,
+     * both relaxed: Σ weights of marker K's events in part p's calls,
+     * total[p · npoints + K], and those calls, calls[p]. */
+    uint64_t *total;
+    uint64_t *calls;
     AuLoopPoint point[];       /* [part · npoints + K] */
 } AuLoopCode;
 AuLoopCode *au_loops_code_new(const uint32_t *bakeoff, int nvariants, int copies, uint32_t npoints, bool dump);
@@ -78,18 +93,21 @@ typedef struct AuRegionSums {
 
 typedef struct AuLoops {
     int nvariants, nregions;   /* regions 1 .. nregions */
+    const AuLoopCode *code;    /* the exact counts n_r come from (NULL: the events received) */
     uint32_t window;           /* most events of a window (audit.trim_window) */
     uint64_t calls[JIT_MAX_VARIANTS];   /* timed calls ended (region 1's events) */
     AuRegionSums *r;           /* [(region − 1) · nvariants + k] */
 } AuLoops;
 
-bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window);
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window, const AuLoopCode *code);
 void au_loops_free(AuLoops *l);
 /* One event of variant k (copies merged) in region ≥ 1; false if invalid. */
 bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight);
 /* Variant k's cost per invocation μ_k and its variance; false until every
- * region a call reached has two windows of k. */
-bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *fewest_windows);
+ * region a call reached has two windows of k.  *windows: the effective
+ * windows behind the variance (Welch–Satterthwaite degrees of freedom + 1:
+ * the regions' windows, each weighted by its share of the variance). */
+bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *windows);
 /* One look, as au_stats_test: winner, no-difference or (at the wall-time
  * budget) timeout, on the per-invocation estimates. */
 AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out);

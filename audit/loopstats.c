@@ -19,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window)
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window, const AuLoopCode *code)
 {
     memset(l, 0, sizeof *l);
     l->nvariants = nvariants;
+    l->code = code;
     l->nregions = (int)npoints + 1;   /* region 1 (the call's end) and 2 + K */
     l->window = window < 1 ? 1 : (uint32_t)window;
     l->r = calloc((size_t)l->nregions * (size_t)nvariants, sizeof *l->r);
@@ -74,9 +75,22 @@ bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weigh
     return true;
 }
 
-/* n_r: the region's source-level weight per timed call, over every variant. */
+/* n_r: the region's source-level weight per timed call, over every
+ * variant: from the code's exact counts (the call's end has weight 1), or
+ * without them the events received. */
 static double per_call(const AuLoops *l, int region)
 {
+    const AuLoopCode *c = l->code;
+    if (c && region == 1)
+        return 1;
+    if (c && region >= 2 && (uint32_t)(region - 2) < c->npoints) {
+        double total = 0, calls = 0;
+        for (int p = 0; p < c->nparts; p++) {
+            total += (double)__atomic_load_n(&c->total[(size_t)p * c->npoints + (size_t)(region - 2)], __ATOMIC_RELAXED);
+            calls += (double)__atomic_load_n(&c->calls[p], __ATOMIC_RELAXED);
+        }
+        return calls > 0 ? total / calls : 0;
+    }
     double w = 0, calls = 0;
     for (int k = 0; k < l->nvariants; k++) {
         w += l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k].weight;
@@ -85,11 +99,12 @@ static double per_call(const AuLoops *l, int region)
     return calls > 0 ? w / calls : 0;
 }
 
-bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *fewest_windows)
+bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *windows)
 {
     memset(e, 0, sizeof *e);
-    double mean = 0, var = 0;
-    uint64_t few = UINT64_MAX, events = 0;
+    double mean = 0, var = 0, df_den = 0;
+    uint64_t events = 0;
+    bool any = false;
     for (int r = 1; r <= l->nregions; r++) {
         const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)l->nvariants + (size_t)k];
         double n = per_call(l, r);
@@ -100,22 +115,26 @@ bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *fewest_
         double R = s->sc / s->sw, J = (double)s->windows;
         /* Σ (C_j − R·W_j)², expanded */
         double ss = s->scc - 2 * R * s->scw + R * R * s->sww;
+        double v = n * n * (ss > 0 ? ss : 0) * J / (J - 1) / (s->sw * s->sw);
         mean += n * R;
-        var += n * n * (ss > 0 ? ss : 0) * J / (J - 1) / (s->sw * s->sw);
-        few = s->windows < few ? s->windows : few;
+        var += v;
+        df_den += v * v / (J - 1);
         events += s->events;
+        any = true;
     }
-    if (few == UINT64_MAX || !(mean > 0))
+    if (!any || !(mean > 0))
         return false;
-    double J = (double)few;
-    var *= J > 2 ? J / (J - 2) : INFINITY;
+    /* Welch–Satterthwaite: the degrees of freedom of the regions' summed
+     * variance, each region's by its windows, weighted by its share */
+    double df = df_den > 0 ? var * var / df_den : 1e9;
+    var *= df > 2 ? df / (df - 2) : INFINITY;
     e->n = events;
-    e->windows = few;
+    e->windows = (uint64_t)(df + 1);
     e->mean = mean;
     e->var_mean = var;
-    e->stddev = sqrt(var * J);
+    e->stddev = sqrt(var * (df + 1));
     e->cycles = mean;
-    *fewest_windows = few;
+    *windows = e->windows;
     return true;
 }
 

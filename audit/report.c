@@ -304,7 +304,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     fputs(",\"points\":[", f);
     for (uint32_t k = 0; k < r->npoints && k < JIT_MAX_POINTS; k++)
         fprintf(f, "%s%u", k ? "," : "", r->point_pc[k]);
-    fprintf(f, "],\"marker_sites\":%u,\"markers_refused\":%u", r->marker_sites, r->markers_refused);
+    fprintf(f, "],\"marker_sites\":%u,\"markers_refused\":%u,\"marker_overhead\":", r->marker_sites,
+            r->markers_refused);
+    json_num(f, r->npoints ? r->marker_overhead : NAN);
     /* the marker map: per timing point, where gcc left its marker in each variant */
     fputs(",\"markers\":[", f);
     for (uint32_t k = 0; r->marker_map && k < r->npoints && k < JIT_MAX_POINTS; k++) {

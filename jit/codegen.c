@@ -1214,7 +1214,7 @@ static void read_cycles(JitCg *g, gcc_jit_lvalue *dst)
 }
 
 bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
-                       JitSampleFn sample, JitTimedEnter enter, VmError *err)
+                       JitSampleFn sample, JitTimedEnter enter, void *enter_ctx, VmError *err)
 {
     JitCg g0 = cg->proto, *g = &g0;
     gcc_jit_context *c = g->c;
@@ -1242,9 +1242,10 @@ bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, V
     gcc_jit_lvalue *n0 = temp(g, g->t_ulong), *n = temp(g, g->t_ulong), *w = temp(g, g->t_uint);
     assign(g, n0, rv(calls));
     if (enter) {   /* loop timings: the first region starts inside enter */
-        gcc_jit_type *pt2[2] = {g->t_uint, g->t_uint};
-        gcc_jit_rvalue *a2[2] = {rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint)), cast(g, rv(k), g->t_uint)};
-        eval(g, call(g, JIT_FN(enter), g->t_void, 2, pt2, a2));
+        gcc_jit_type *pt3[3] = {g->t_vptr, g->t_uint, g->t_uint};
+        gcc_jit_rvalue *a3[3] = {ptr(g, enter_ctx), rv(mem(g, ptr(g, &tab->bakeoff), 0, g->t_uint)),
+                                 cast(g, rv(k), g->t_uint)};
+        eval(g, call(g, JIT_FN(enter), g->t_void, 3, pt3, a3));
     }
     read_cycles(g, c0);
     assign(g, r, gcc_jit_context_new_call_through_ptr(c, NULL, rv(fn), 3, a));

@@ -146,6 +146,10 @@ typedef struct JitMarkerHooks {
 } JitMarkerHooks;
 void jit_set_marker_hooks(Jit *jit, const JitMarkerHooks *hooks);
 
+/* Assembles, links and loads hand-written assembly text (as, ld -shared,
+ * dlopen; kept loaded) and returns the address of symbol, or NULL + err. */
+void *jit_load_asm(const char *text, size_t len, const char *symbol, VmError *err);
+
 /* Whether the comma list spec (jit.dump) names what. */
 bool jit_dump_has(const char *spec, const char *what);
 
@@ -231,7 +235,7 @@ typedef bool (*JitMarkRewrite)(void *ctx, int part, bool timed, const char *text
 /* A timed call of a bakeoff with loop timings begins (the callee reads
  * the cycle counter: the first timing region starts there); its end is
  * the JitSampleFn's call. */
-typedef void (*JitTimedEnter)(uint32_t bakeoff, uint32_t part);
+typedef void (*JitTimedEnter)(void *ctx, uint32_t bakeoff, uint32_t part);
 
 
 /* The dispatcher's slow path: its countdown went below zero. */
@@ -275,13 +279,14 @@ typedef struct JitBakeoffRequest {
      * rewrite twice: clean (markers deleted: the clean[] code and the
      * dispatcher) and, per copy, timed (a stub reports each marker
      * event: the marked[] code, which the timed wrapper calls, after
-     * enter(table->bakeoff, k)). */
+     * enter(enter_ctx, table->bakeoff, k)). */
     uint32_t npoints;
     uint32_t point_pc[JIT_MAX_POINTS];
     bool pinned;                       /* markers gcc cannot move (markers.kind=pinned) */
     JitMarkRewrite rewrite;
     void *rewrite_ctx;
     JitTimedEnter enter;
+    void *enter_ctx;
     /* audit.timing=naive: no markers; the timed copies are compiled
      * again with a call of naive(K) at each point (rewrite unused), which
      * gcc optimizes around, and the clean code without anything */

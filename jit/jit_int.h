@@ -93,12 +93,12 @@ typedef struct JitDispatch {
 bool jit_codegen_dispatcher(JitCodegen *cg, IrFunc *f, const JitDispatch *d, const char *name, JitWheres *wheres,
                             VmError *err);
 /* `name`: with k = t->audit[slot].timing, time tab->clean[k] (with
- * enter: enter(tab->bakeoff, k) first, then tab->marked[k])
+ * enter: enter(enter_ctx, tab->bakeoff, k) first, then tab->marked[k])
  * between two cycle-counter reads, report to sample(tab->bakeoff, k,
  * cycles, w): w = 1, or with tab->weighted the calls of m the timed call
  * made (m->prof.calls before and after). */
 bool jit_codegen_timed(JitCodegen *cg, const char *name, JitBakeoffTable *tab, VmMethod *m, uint32_t slot,
-                       JitSampleFn sample, JitTimedEnter enter, VmError *err);
+                       JitSampleFn sample, JitTimedEnter enter, void *enter_ctx, VmError *err);
 
 /* ---- same.c: whether two variants compiled to the same code ------------- */
 

@@ -277,3 +277,17 @@ void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size)
     }
     return p;
 }
+
+void *jit_load_asm(const char *text, size_t len, const char *symbol, VmError *err)
+{
+    char dir[4096];
+    JitLoaded unit = {0};
+    if (!jit_tmpdir(dir, sizeof dir, err))
+        return NULL;
+    bool ok = jit_load_text(dir, text, len, JIT_LOAD_AS, &unit, err);
+    jit_rmdir(dir);
+    void *p = ok ? jit_load_symbol(&unit, symbol, NULL) : NULL;
+    if (ok && !p)
+        vm_fail(err, "symbol %s not found in the loaded code", symbol);
+    return p;   /* the object stays loaded for the process's life */
+}

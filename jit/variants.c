@@ -357,7 +357,8 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     /* the timed wrapper after variant 0: lay_out puts it and the
      * dispatcher on a page of their own */
     if (ok && k == 0 && !dispatcher)
-        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, rq->npoints ? rq->enter : NULL, err);
+        ok = jit_codegen_timed(cg, nm->timed, tab, m, rq->slot, rq->sample, rq->npoints ? rq->enter : NULL,
+                               rq->enter_ctx, err);
     cost->us_ir += jit_now_us() - t0;
     jit_codegen_free(cg);
     if (ok) {
