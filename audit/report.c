@@ -293,6 +293,22 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     json_num(f, r->probe_rate > 0 ? r->probe_rate : NAN);
     fprintf(f, ",\"deferred\":%s,\"same_code\":%s,\"same_ir\":%s", r->deferred ? "true" : "false",
             r->same_code ? "true" : "false", r->same_ir ? "true" : "false");
+    fputs(",\"failure\":", f);
+    if (r->phase == AU_PHASE_FAILED || r->failure[0])
+        json_str(f, r->failure, sizeof r->failure);
+    else
+        fputs("null", f);
+    /* after the record's own members: readers that take a key's first
+     * occurrence on the line (bench/audit-eval) find those */
+    fputs(",\"online\":", f);
+    write_online(f, r);
+    fputs(",\"variants\":[", f);
+    for (int k = 0; k < nvariants(r); k++) {
+        if (k)
+            fputc(',', f);
+        write_variant(f, r, k);
+    }
+    fputc(']', f);
     /* loop timings: the points the markers time, or why none */
     fprintf(f, ",\"timing\":\"%s\",\"timing_reason\":", r->npoints ? "markers" : "method");
     if (r->npoints)
@@ -333,22 +349,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
         fputc('}', f);
     }
     fputc('}', f);
-    fputs(",\"failure\":", f);
-    if (r->phase == AU_PHASE_FAILED || r->failure[0])
-        json_str(f, r->failure, sizeof r->failure);
-    else
-        fputs("null", f);
-    /* after the record's own members: readers that take a key's first
-     * occurrence on the line (bench/audit-eval) find those */
-    fputs(",\"online\":", f);
-    write_online(f, r);
-    fputs(",\"variants\":[", f);
-    for (int k = 0; k < nvariants(r); k++) {
-        if (k)
-            fputc(',', f);
-        write_variant(f, r, k);
-    }
-    fputs("]}", f);
+    fputc('}', f);
 }
 
 void au_report_json(FILE *f, const AuBakeoffRecord *r, size_t n, const char *indent)

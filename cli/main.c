@@ -210,12 +210,14 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         return EXIT_USAGE;
     }
     Jit *jit = NULL;
+    JitMarkerHooks hooks;   /* markers.everywhere */
+    MkEverywhereHooks *everywhere =
+        o->jit != JIT_OFF ? mk_everywhere_new(&o->mk, jit_dump_has(o->jit_tun.dump, "markers"), &hooks) : NULL;
     if (o->jit != JIT_OFF) {
-        jit = jit_new(vm, o->jit, &o->jit_tun, &o->ir, &err);
+        jit = jit_new(vm, o->jit, &o->jit_tun, &o->ir, everywhere ? &hooks : NULL, &err);
         if (!jit)  /* not the program's fault: it runs interpreted */
             fprintf(stderr, "tally: warning: %s; running without the JIT\n", err.msg);
     }
-    MkEverywhereHooks *everywhere = mk_everywhere_attach(jit, &o->mk, jit_dump_has(o->jit_tun.dump, "markers"));
     /* --audit: bakeoffs of the compiled code.  Without the JIT there is
      * nothing to audit; said only with --log=audit, so that output stays
      * the same on every tier. */

@@ -361,11 +361,6 @@ void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx)
     pthread_mutex_unlock(&jit->mu);
 }
 
-void jit_set_marker_hooks(Jit *jit, const JitMarkerHooks *hooks)
-{
-    jit->markers = hooks ? *hooks : (JitMarkerHooks){0};
-}
-
 static void fail(Jit *jit, JitRequest *rq, const char *why)
 {
     pthread_mutex_lock(&jit->mu);
@@ -534,7 +529,8 @@ static void osr_hook(Vm *vm, VmMethod *m, const VmInsn *header)
     }
 }
 
-Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, VmError *err)
+Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, const JitMarkerHooks *markers,
+             VmError *err)
 {
     if (!vm) {
         vm_fail(err, "jit: no VM");
@@ -559,6 +555,8 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
         jit->ir = *ir;
     else
         ir_options_default(&jit->ir);
+    if (markers)
+        jit->markers = *markers;
     jit->t0 = jit_now();
     jit->compile = test_hooks.compile ? test_hooks.compile : jit_compile;
     jit->delay_us = test_hooks.delay_us;

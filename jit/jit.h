@@ -107,8 +107,12 @@ void jit_tunables_default(JitTunables *tun);
 
 /* Creates the tier for vm and wires vm->hooks; mode JIT_OFF wires nothing.
  * tun and ir (the inliner's options of every request) may be NULL: the
- * defaults; both are copied. */
-Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, VmError *err);
+ * defaults; both are copied.  markers (NULL: none): code markers in every
+ * unit (JitMarkerHooks, below), set before the first compile (--jit=eager
+ * compiles the entry methods here). */
+typedef struct JitMarkerHooks JitMarkerHooks;
+Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, const JitMarkerHooks *markers,
+             VmError *err);
 /* What jit was created with (the defaults when jit is NULL). */
 const JitTunables *jit_tunables(const Jit *jit, JitTunables *def);
 const IrOptions *jit_ir_options(const Jit *jit, IrOptions *def);
@@ -135,16 +139,15 @@ typedef void (*JitInstallHook)(void *ctx, VmMethod *m);
 void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx);
 
 /* Code markers in the JIT's own units (markers.everywhere; markers/
- * provides them): for each method's IR, plan chooses its markers (true
- * with out->at malloc'ed, which the JIT frees; false: none), and edit
- * rewrites each unit's assembly before it is assembled (false fails the
- * unit).  Set before the first compile. */
-typedef struct JitMarkerHooks {
+ * provides them; jit_new takes them): for each method's IR, plan chooses
+ * its markers (true with out->at malloc'ed, which the JIT frees; false:
+ * none), and edit rewrites each unit's assembly before it is assembled
+ * (false fails the unit). */
+struct JitMarkerHooks {
     bool (*plan)(void *ctx, const IrFunc *f, JitMarks *out);
     bool (*edit)(void *ctx, char **text, size_t *len);
     void *ctx;
-} JitMarkerHooks;
-void jit_set_marker_hooks(Jit *jit, const JitMarkerHooks *hooks);
+};
 
 /* Assembles, links and loads hand-written assembly text (as, ld -shared,
  * dlopen; kept loaded) and returns the address of symbol, or NULL + err. */

@@ -4,8 +4,8 @@
  * optimizer (the code keeps whatever gcc did differently because of
  * them, minus the marker writes).
  *
- * Input: the Jit and the markers' tunables.  Output: the JIT's marker
- * hooks set (jit_set_marker_hooks): plan = mk_select_every on each
+ * Input: the markers' tunables.  Output: the JIT's marker hooks, for
+ * jit_new: plan = mk_select_every on each
  * method's IR, edit = mk_scan + mk_rewrite_clean on each unit's
  * assembly.  Invariant: code that loads has no marker write; a unit whose
  * markers cannot all be removed (a marker's address was taken) fails to
@@ -81,10 +81,10 @@ static bool edit(void *ctx, char **text, size_t *len)
     return true;
 }
 
-MkEverywhereHooks *mk_everywhere_attach(Jit *jit, const MkTunables *tun, bool dump)
+MkEverywhereHooks *mk_everywhere_new(const MkTunables *tun, bool dump, JitMarkerHooks *hooks)
 {
     MkEverywhere what = mk_everywhere(tun);
-    if (!jit || what == MK_EVERY_OFF)
+    if (what == MK_EVERY_OFF)
         return NULL;
     MkEverywhereHooks *h = calloc(1, sizeof *h);
     if (!h)
@@ -92,7 +92,7 @@ MkEverywhereHooks *mk_everywhere_attach(Jit *jit, const MkTunables *tun, bool du
     h->blocks = what == MK_EVERY_BLOCKS;
     h->pinned = mk_pinned(tun);
     h->dump = dump;
-    jit_set_marker_hooks(jit, &(JitMarkerHooks){plan, edit, h});
+    *hooks = (JitMarkerHooks){plan, edit, h};
     return h;
 }
 

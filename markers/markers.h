@@ -30,6 +30,7 @@
 #define TALLY_MARKERS_H
 
 #include "ir.h"
+#include "jit.h"
 #include "vm.h"
 
 #include <stdbool.h>
@@ -185,12 +186,11 @@ bool mk_writes_any(const char *text, size_t len);
 /* ---- everywhere.c: markers.everywhere ----------------------------------- */
 
 /* A marker in every loop header (markers.everywhere=loops) or every block
- * (=blocks) of every method jit compiles, removed from each unit's
- * assembly before it loads (dump: print each unit's marker map).  NULL
- * when the tunable is off (or no memory); the hooks stay set on jit. */
+ * (=blocks) of every method the JIT compiles, removed from each unit's
+ * assembly before it loads (dump: print each unit's marker map): *hooks
+ * filled for jit_new.  NULL when the tunable is off (or no memory). */
 typedef struct MkEverywhereHooks MkEverywhereHooks;
-struct Jit;
-MkEverywhereHooks *mk_everywhere_attach(struct Jit *jit, const MkTunables *tun, bool dump);
+MkEverywhereHooks *mk_everywhere_new(const MkTunables *tun, bool dump, JitMarkerHooks *hooks);
 /* Units edited, markers and write sites they held. */
 void mk_everywhere_counts(const MkEverywhereHooks *h, uint64_t *units, uint64_t *markers, uint64_t *sites);
 /* After the JIT is freed. */

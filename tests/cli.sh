@@ -827,3 +827,36 @@ for jit in on off; do
         echo "FAIL vm-cpu-pins-jit-$jit: $pinned threads on CPU 0 alone, $all others"
     fi
 done
+
+# loop timings (code markers): `kernel` runs 60 times, its time all in its
+# loop; with markers its -O0/-O2 bakeoff decides -O2, with method
+# timings it never gets a timed call to decide on
+LOOPY=tests/fixtures/loops/rare-loop.tl
+LOOPY_RUN=($T --audit=custom -X 'audit.custom=-O0;-O2' -X audit.hot_threshold=20 --log=audit)
+check_timed loops-markers-decide 0 "audit: decided #1 kernel client=custom outcome=winner winner=-O2" -- \
+    "${LOOPY_RUN[@]}" -X audit.timing=markers run $LOOPY 60 200
+"${LOOPY_RUN[@]}" -X audit.timing=method run $LOOPY 60 200 >"$D/out" 2>&1 </dev/null
+if grep -q 'audit: queued #1 kernel' "$D/out" && ! grep -q 'audit: decided' "$D/out"; then
+    echo "PASS loops-method-undecided"
+else
+    echo "FAIL loops-method-undecided: $(excerpt "$D/out")"
+fi
+"${LOOPY_RUN[@]}" -X audit.timing=markers --stats="$D/loops.json" run $LOOPY 60 200 >"$D/out" 2>&1 </dev/null
+if grep -q '"timing":"markers"' "$D/loops.json" && grep -q '"markers":\[{"point":0,"pc":[0-9]*,"variants":\[{"sites":[1-9]' "$D/loops.json" &&
+    grep -q '"scores":{"method":{"timings":[0-9]*,"converge":' "$D/loops.json"; then
+    echo "PASS loops-stats"
+else
+    echo "FAIL loops-stats: $(grep -o '"timing":[^,]*,"timing_reason":[^,]*' "$D/loops.json" | head -2)"
+fi
+# method timings said so: the reason is in the statistics
+"${LOOPY_RUN[@]}" -X audit.timing=method --stats="$D/loops.json" run $LOOPY 300 10 >/dev/null 2>&1 </dev/null
+check loops-method-reason 0 '"timing":"method","timing_reason":"audit.timing=method"' -- cat "$D/loops.json"
+check audit-timing-bad 2 "tunable 'audit.timing' expects \"auto\", \"method\", \"markers\" or \"naive\", got 'loops'" -- \
+    $T --audit=aa -X audit.timing=loops run "$D/ok.tla"
+check markers-kind-bad 2 "tunable 'markers.kind' expects \"plain\" or \"pinned\", got 'x'" -- $T -X markers.kind=x run "$D/ok.tla"
+check markers-everywhere-bad 2 "tunable 'markers.everywhere' expects \"off\", \"loops\" or \"blocks\", got 'all'" -- \
+    $T -X markers.everywhere=all run "$D/ok.tla"
+check help-markers 0 "markers.min_cost" -- $T --help=tunables
+# markers everywhere, removed after optimization: the same output, the map dumped
+check markers-everywhere-blocks 0 "285" -- $T --jit=eager -X markers.everywhere=blocks run "$D/jitloop.tl"
+check markers-everywhere-dump 0 "marker tj" -- $T --jit=eager -X markers.everywhere=loops -X jit.dump=markers run "$D/jitloop.tl"

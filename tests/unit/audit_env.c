@@ -41,7 +41,7 @@ bool env_new_jit(Env *e, const char *const *assign, EnvJit jit)
     if (!e->vm)
         return false;
     jit_set_test_hooks(&(JitTestHooks){.compile = jit.compile, .paused = jit.queue});
-    e->jit = jit_new(e->vm, jit.queue ? JIT_ON : JIT_SYNC, &tun.jit, &tun.ir, &err);
+    e->jit = jit_new(e->vm, jit.queue ? JIT_ON : JIT_SYNC, &tun.jit, &tun.ir, NULL, &err);
     jit_set_test_hooks(NULL);
     e->au = e->jit ? au_auditor_new(e->vm, e->jit, &tun.au, &err) : NULL;
     e->t = vm_thread_new(e->vm);

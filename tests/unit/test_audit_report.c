@@ -9,6 +9,7 @@
  * JSON, not merely if it contains the expected pieces.
  */
 #include "auditor_api.h"
+#include "loops.h"
 #include "test.h"
 
 #include <math.h>
@@ -196,7 +197,7 @@ TEST(audit_report_json_phases_outcomes)
                       "\"timed_call_cycles\":2850,\"mean_cycles\":950,"
                       "\"stddev_cycles\":110,\"copy_samples\":[11990,0],\"copy_mean_cycles\":[950,null],"
                       "\"relative_to_best\":0,"
-                      "\"relative_to_best_interval\":[0,0],\"slower\":false}]}");
+                      "\"relative_to_best_interval\":[0,0],\"slower\":false}],\"timing\":\"method\",");
     CHECK_CONTAINS(s, "{\"id\":5,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
                       "\"outcome\":\"no-difference\",\"winner\":null,\"installed\":\"default\",");
     CHECK_CONTAINS(s, "{\"id\":6,\"method\":\"Foo.bar\",\"client\":\"inline\",\"phase\":\"done\","
@@ -752,5 +753,38 @@ TEST(audit_report_same_code)
     s = log_line(1.5, &r, AU_EV_DECIDED);
     CHECK_STR(s, "[1500.000ms] audit: decided #9 Foo.bar client=inline outcome=no-difference winner=- "
                  "installed=default best=- confidence=- rel=- ci=[-,-] samples=0,0 test=sequential same-code same-ir\n");
+    free(s);
+}
+
+TEST(audit_report_loop_timings)
+{
+    /* a bakeoff timed by code markers: its points, the marker map per
+     * variant, the stub's overhead and the timing-quality scores */
+    AuBakeoffRecord r = record(10, AU_PHASE_DONE, AU_WINNER);
+    AuMarkerSites map[2] = {{.sites = 1, .in_loop = 1}, {.sites = 3, .at_exit = 3, .guarded = 3}};
+    r.npoints = 1;
+    r.point_pc[0] = 7;
+    r.entry_freq = 0.0001;
+    r.marker_sites = 8;
+    r.marker_overhead = 74;
+    r.marker_map = map;
+    r.result.loops = true;
+    r.result.min_timing = 48;
+    au_score_add(&r.result.score[AU_SCORE_MARKERS], 148, 48);   /* 100/(148 − 47.9) */
+    au_score_add(&r.result.score[AU_SCORE_MARKERS], 248, 48);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    au_report_json(f, &r, 1, "");
+    char *s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK_CONTAINS(s, "\"timing\":\"markers\",\"timing_reason\":null,\"entry_freq\":0.0001,\"points\":[7],"
+                      "\"marker_sites\":8,\"markers_refused\":0,\"marker_overhead\":74,");
+    CHECK_CONTAINS(s, "\"markers\":[{\"point\":0,\"pc\":7,\"variants\":["
+                      "{\"sites\":1,\"in_loop\":1,\"at_exit\":0,\"straight\":0,\"guarded\":0,\"refused\":false},"
+                      "{\"sites\":3,\"in_loop\":0,\"at_exit\":3,\"straight\":0,\"guarded\":3,\"refused\":false}]}]");
+    /* 2 timings of variance 5000: converge 0.0004; perturb (0.999 + 0.4998)/2 */
+    CHECK_CONTAINS(s, "\"min_timing\":48,\"scores\":{\"method\":{\"timings\":0,\"converge\":null,\"perturb\":null},"
+                      "\"markers\":{\"timings\":2,\"converge\":0.0004,\"perturb\":0.749");
     free(s);
 }

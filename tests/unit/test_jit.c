@@ -87,7 +87,7 @@ static bool compile_with(const TestTunables *t, VmMethod *m, const char *optset,
     Jit *jit = NULL;
     if (t) {
         rq.ir = t->ir;
-        if (!(jit = jit_new(m->module->vm, JIT_OFF, &t->jit, &t->ir, err)))
+        if (!(jit = jit_new(m->module->vm, JIT_OFF, &t->jit, &t->ir, NULL, err)))
             return false;
     } else {
         ir_options_default(&rq.ir);

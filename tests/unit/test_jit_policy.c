@@ -75,7 +75,7 @@ static Vm *pol_run(const char *src, const VmTunables *tun, bool paused, const ch
     JitTestHooks hooks = {.compile = pol_compile, .log = log, .paused = paused};
     jit_set_test_hooks(&hooks);
     VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, NULL, NULL, &err);
+    Jit *jit = jit_new(vm, JIT_ON, NULL, NULL, NULL, &err);
     jit_set_test_hooks(NULL);
     if (!jit) {
         test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);

@@ -131,7 +131,7 @@ static Jit *stub_jit(Vm *vm, JitMode mode, JitTestHooks hooks, const JitTunables
     hooks.compile = stub_compile;
     jit_set_test_hooks(&hooks);
     VmError err;
-    Jit *jit = jit_new(vm, mode, tun, NULL, &err);
+    Jit *jit = jit_new(vm, mode, tun, NULL, NULL, &err);
     jit_set_test_hooks(NULL);
     if (!jit)
         test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
@@ -199,7 +199,7 @@ TEST(jit_off_wires_nothing)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_OFF, NULL, NULL, &err);
+    Jit *jit = jit_new(vm, JIT_OFF, NULL, NULL, NULL, &err);
     CHECK(jit != NULL);
     CHECK(vm->hooks.hot == NULL);
     jit_free(jit);
@@ -533,7 +533,7 @@ TEST(jit_osr_transfers)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_SYNC, NULL, NULL, &err);
+    Jit *jit = jit_new(vm, JIT_SYNC, NULL, NULL, NULL, &err);
     if (!jit) {
         test_fail(__FILE__, __LINE__, "jit_new: %s", err.msg);
         test_unload(vm);
@@ -568,7 +568,7 @@ TEST(jit_osr_poll_off)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_SYNC, NULL, NULL, &err);
+    Jit *jit = jit_new(vm, JIT_SYNC, NULL, NULL, NULL, &err);
     char out[256];
     CHECK_INT(run(vm, out, sizeof out, NULL), 0);
     CHECK_STR(out, OSR_OUT);
@@ -601,7 +601,7 @@ TEST(jit_osr_error_trace)
         if (!vm)
             return;
         VmError err;
-        Jit *jit = k ? jit_new(vm, JIT_SYNC, NULL, NULL, &err) : NULL;
+        Jit *jit = k ? jit_new(vm, JIT_SYNC, NULL, NULL, NULL, &err) : NULL;
         FILE *tmp;
         int saved = test_redirect(2, &tmp);
         int status = run(vm, out, sizeof out, NULL);
@@ -636,7 +636,7 @@ TEST(jit_osr_background)
     if (!vm)
         return;
     VmError err;
-    Jit *jit = jit_new(vm, JIT_ON, NULL, NULL, &err);
+    Jit *jit = jit_new(vm, JIT_ON, NULL, NULL, NULL, &err);
     if (!jit) {
         test_unload(vm);
         return;
