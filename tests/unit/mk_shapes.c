@@ -26,8 +26,8 @@ typedef struct Loop {
     gcc_jit_lvalue *i;
 } Loop;
 
-static const char *const names[MK_NSHAPES] = {"sum", "sum_yield", "sum_call", "big", "addr"};
-static const unsigned nmarkers[MK_NSHAPES] = {1, 1, 2, MK_BIG_LOOPS, 2};
+static const char *const names[MK_NSHAPES] = {"sum", "sum_yield", "sum_call", "big", "addr", "pinned"};
+static const unsigned nmarkers[MK_NSHAPES] = {1, 1, 2, MK_BIG_LOOPS, 2, 1};
 
 const char *mk_shape_name(MkShape s)
 {
@@ -182,10 +182,17 @@ void mk_shape_build(gcc_jit_context *c, MkShape shape)
     gcc_jit_block_add_assignment(b.cur, NULL, s, lit(&b, 0));
     switch (shape) {
     case MK_SUM:
-    case MK_SUM_YIELD: {
+    case MK_SUM_YIELD:
+    case MK_PINNED: {
         gcc_jit_lvalue *mk = marker(&b, 0);
         Loop l = loop_begin(&b, i, n);
-        bump(&b, mk);
+        if (shape == MK_PINNED) {
+            gcc_jit_extended_asm *e = gcc_jit_block_add_extended_asm(b.cur, NULL, "addq $1, %0");
+            gcc_jit_extended_asm_set_volatile_flag(e, 1);
+            gcc_jit_extended_asm_add_output_operand(e, NULL, "+m", mk);
+        } else {
+            bump(&b, mk);
+        }
         if (shape == MK_SUM_YIELD)
             yieldpoint(&b);
         gcc_jit_block_add_assignment_op(b.cur, NULL, s, GCC_JIT_BINARY_OP_PLUS,
@@ -283,6 +290,7 @@ long mk_shape_ref(MkShape shape, long *a, long n, long *flag, void (*cb)(long *)
     switch (shape) {
     case MK_SUM:
     case MK_SUM_YIELD:
+    case MK_PINNED:
         for (long i = 0; i < n; i++) {
             cnt[0]++;
             if (shape == MK_SUM_YIELD && __atomic_load_n(flag, __ATOMIC_RELAXED))

@@ -21,6 +21,8 @@
  *              every fourth, an if/else diamond (mkj: max(0, n − j) + 1)
  *   addr       mk0 in a first loop, then cb(&mk0): its address escapes;
  *              mk1 in a second loop (mk0: n, mk1: n)
+ *   pinned     s += a[i] with a pinned marker: `addq $1, mk0` in an asm
+ *              volatile ("+m"), which gcc cannot move (mk0: n)
  */
 #ifndef MK_SHAPES_H
 #define MK_SHAPES_H
@@ -29,7 +31,7 @@
 
 typedef long (*MkShapeFn)(long *a, long n, long *flag, void (*cb)(long *));
 
-typedef enum MkShape { MK_SUM, MK_SUM_YIELD, MK_SUM_CALL, MK_BIG, MK_ADDR, MK_NSHAPES } MkShape;
+typedef enum MkShape { MK_SUM, MK_SUM_YIELD, MK_SUM_CALL, MK_BIG, MK_ADDR, MK_PINNED, MK_NSHAPES } MkShape;
 
 #define MK_BIG_LOOPS 12
 

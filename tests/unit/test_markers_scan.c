@@ -6,9 +6,9 @@
  * tests/fixtures/markers/ (the shapes of tests/unit/mk_shapes.h: a
  * hoisted store after a loop, addq $1 in a loop with a cold call, a
  * register accumulator stored behind a flag, header copies, unrolled and
- * peeled copies, an address-taken marker), and the same shapes compiled
- * here under every option set.  Rewritten code is assembled, loaded and
- * run: its results must equal the C reference's, and in timed code the
+ * peeled copies, an address-taken marker, a pinned marker in an asm),
+ * and the same shapes compiled here under every option set.  Rewritten
+ * code is assembled, loaded and run: its results must equal the C reference's, and in timed code the
  * weights of each marker must add up to the number of times its source
  * `+= 1` ran, exactly.
  */
@@ -584,6 +584,22 @@ TEST(markers_scan_fixture_refused)
     free(t);
 }
 
+TEST(markers_scan_fixture_pinned)
+{
+    size_t len;
+    char *t = fixture("pinned.O3.s", &len);
+    MkMap m;
+    if (!t || !scan(t, &m)) {
+        free(t);
+        return;
+    }
+    /* the asm's `addq $1, pinned_mk0(%rip)` between #APP and #NO_APP */
+    CHECK_INT(m.nsites, 1);
+    CHECK_SITE(&m, "pinned_mk0", 0, "in-loop rmw");
+    mk_map_free(&m);
+    free(t);
+}
+
 /* ---- running the shapes -------------------------------------------------------- */
 
 #define NDATA 1003
@@ -740,6 +756,7 @@ static const struct {
 } fixtures[] = {
     {"sum.O2.s", MK_SUM},         {"sum_yield.O2.s", MK_SUM_YIELD}, {"sum_yield.unroll4.s", MK_SUM_YIELD},
     {"sum_call.O2.s", MK_SUM_CALL}, {"big.O3.s", MK_BIG},          {"addr.O2.s", MK_ADDR},
+    {"pinned.O3.s", MK_PINNED},
 };
 
 /* The recorded texts, rewritten, assembled, loaded and run. */
