@@ -8,9 +8,9 @@
  * register accumulator stored behind a flag, header copies, unrolled and
  * peeled copies, an address-taken marker, a pinned marker in an asm),
  * and the same shapes compiled here under every option set.  Rewritten
- * code is assembled, loaded and run: its results must equal the C reference's, and in timed code the
- * weights of each marker must add up to the number of times its source
- * `+= 1` ran, exactly.
+ * code is assembled, loaded and run: its results must equal the C
+ * reference's, and in timed code the weights of each marker must add up
+ * to the number of times its source `+= 1` ran, exactly.
  */
 #include "jit_int.h"
 #include "mk_shapes.h"
