@@ -147,10 +147,10 @@ static bool has_root(MkSpan m, const char *root)
     return m.n == n || strchr("bwlq", m.s[n]);
 }
 
-static const char *const rmw_roots[] = {"add", "sub",  "adc",  "sbb",     "and", "or",  "xor", "inc",  "dec",
-                                        "neg", "not",  "shl",  "shr",     "sal", "sar", "rol", "ror",  "rcl",
-                                        "rcr", "xadd", "xchg", "cmpxchg", "bts", "btr", "btc", "shld", "shrd",
-                                        NULL};
+static const char *const rmw_roots[] = {
+    "add", "sub", "adc", "sbb", "and", "or", "xor", "inc", "dec", "neg", "not", "shl", "shr", "sal",
+    "sar", "rol", "ror", "rcl", "rcr", "xadd", "xchg", "cmpxchg", "bts", "btr", "btc", "shld", "shrd", NULL,
+};
 
 static bool is_rmw(MkSpan m)
 {
@@ -162,13 +162,14 @@ static bool is_rmw(MkSpan m)
 
 /* Whether the mnemonic never writes its operands (a memory last operand
  * is a source): compares, tests, pushes, calls, jumps, mul/div, x87
- * loads and arithmetic. */
+ * loads and arithmetic, state loads (ldmxcsr, xrstor). */
 static bool reads_only(MkSpan m)
 {
-    static const char *const starts_read[] = {"test",  "ptest", "vptest", "ucomis",   "comis",  "vucomis", "vcomis",
-                                              "push",  "call",  "j",      "prefetch", "nop",    "clflush", "clwb",
-                                              "loop",  "bound", "verr",   "verw",     "lgdt",   "lidt",    "lldt",
-                                              "ltr",   "lmsw",  "invlpg", "bndc",     "bndmk",  NULL};
+    static const char *const starts_read[] = {
+        "test", "ptest", "vptest", "ucomis", "comis", "vucomis", "vcomis", "push", "call", "j", "prefetch",
+        "nop", "clflush", "clwb", "loop", "bound", "verr", "verw", "lgdt", "lidt", "lldt", "ltr", "lmsw",
+        "invlpg", "bndc", "bndmk", "ldmxcsr", "vldmxcsr", "xrstor", NULL,
+    };
     if (starts(m, "cmp") && !starts(m, "cmpxchg"))
         return true;
     for (int i = 0; starts_read[i]; i++)
@@ -202,6 +203,8 @@ void mk_insn_refs(const MkItem *insn, MkRefFn fn, void *ctx)
         }
         MkSpan op = trim(p, oe);
         bool last = oe == end;
+        if (op.n && op.s[0] == '*')   /* call/jmp through memory: a load */
+            op.s++, op.n--;
         for (const char *q = op.s, *qe = op.s + op.n; q < qe;) {
             if (!mk_ident_start(*q) || (q > op.s && (mk_ident_char(q[-1]) || q[-1] == '%'))) {
                 q++;

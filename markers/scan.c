@@ -19,22 +19,25 @@
  * ret, ud2, hlt) and the targets of jmp/jcc that are labels of the same
  * function (any other target — a tail call — leaves the function).  An
  * indirect jump (`jmp *...`, a jump table) goes to every label of its
- * function that a data directive names (the tables' entries); a call
- * returns (gcc 12's jitted code declares no function noreturn).
+ * function that a data directive names (the tables' entries; with none,
+ * it leaves the function); a call returns (libgccjit 12 cannot declare
+ * a function noreturn).  A function's exits are its blocks without
+ * successors (ret, ud2, hlt, a tail call).
  * The definitions, for the block B of a site:
  *   in-loop   B is in a cycle: a strongly connected component of more
  *             than one block, or a block that jumps to itself;
  *   exit      B is in no cycle but reachable from a block of one (a store
  *             gcc hoisted after a loop, or any code after one);
  *   straight  otherwise;
- *   guarded   B is in no cycle, and D, the nearest block that dominates
- *             B, lies in no cycle and ends in a branch with two or more
- *             targets, is not post-dominated by B: some path from D to
- *             the function's exit skips B.  Blocks of loops are passed
+ *   guarded   B is in no cycle and does not post-dominate D, where D is
+ *             the nearest of B's strict dominators that lies in no cycle
+ *             and ends in a branch with two or more targets: some path
+ *             from D to an exit skips B.  Blocks of loops are passed
  *             over, so a store after a loop is guarded by the test that
  *             skips the loop, and a store behind a flag by the flag's
- *             test.  A block that cannot reach an exit post-dominates
- *             nothing; when D cannot reach one, B is not guarded.
+ *             test.  Without such a D, B is not guarded; a block that
+ *             cannot reach an exit post-dominates nothing, and when D
+ *             cannot reach one, B is not guarded.
  *   copy      0 for a marker's first site in the text, then 1, 2, ...
  * Invariants: one pass over the text, then graph work linear in the
  * blocks and edges of the functions holding sites (dominators by Cooper,
@@ -54,25 +57,23 @@ void mk_symbol(char *buf, size_t size, const char *fn, uint32_t k)
 
 /* ---- small containers -------------------------------------------------- */
 
-/* Grows *v (elements of size sz) to hold at least need; false without memory. */
-static bool grow(void **v, size_t *cap, size_t need, size_t sz)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *n = realloc(*v, c * sz);
-    if (!n)
-        return false;
-    *v = n;
-    *cap = c;
-    return true;
-}
-
-#define PUSH(s, arr, n, cap, val)                                                    \
-    (grow((void **)&(arr), &(cap), (n) + 1, sizeof *(arr)) ? ((arr)[(n)++] = (val), true) \
-                                                           : ((s)->oom = true, false))
+/* Appends val to arr (n elements, room for cap), growing it; false (and
+ * s->oom) without memory. */
+#define PUSH(s, arr, n, cap, val)                                                  \
+    ({                                                                             \
+        bool ok_ = true;                                                           \
+        if ((n) == (cap)) {                                                        \
+            size_t c_ = (cap) ? (cap) * 2 : 64;                                    \
+            void *p_ = realloc((arr), c_ * sizeof *(arr));                         \
+            if (p_)                                                                \
+                (arr) = p_, (cap) = c_;                                            \
+            else                                                                   \
+                ok_ = false, (s)->oom = true;                                      \
+        }                                                                          \
+        if (ok_)                                                                   \
+            (arr)[(n)++] = (val);                                                  \
+        ok_;                                                                       \
+    })
 
 /* Names to indices, open addressing; the first value put for a name stays. */
 typedef struct NameMap {
@@ -394,10 +395,10 @@ static void on_data(Scan *s, MkSpan text, MkSpan args)
     }
 }
 
-static const char *const data_dirs[] = {".long", ".quad", ".int",  ".4byte", ".8byte", ".word", ".short",
-                                        ".value", ".2byte", ".dc.a", ".dc.l", ".dc.q", ".set",  ".equ",
-                                        ".equiv", ".weakref", ".symver", ".reloc", ".sleb128", ".uleb128",
-                                        NULL};
+static const char *const data_dirs[] = {
+    ".long", ".quad", ".int", ".4byte", ".8byte", ".word", ".short", ".value", ".2byte", ".dc.a", ".dc.l",
+    ".dc.q", ".set", ".equ", ".equiv", ".weakref", ".symver", ".reloc", ".sleb128", ".uleb128", NULL,
+};
 
 static bool on_directive(Scan *s, const MkItem *it, VmError *err)
 {
@@ -444,8 +445,9 @@ static bool one_of(MkSpan m, const char *const *names)
     return false;
 }
 
-static const char *const exits[] = {"ret", "retq", "retl", "retw", "iret", "iretq", "iretl", "ud2", "hlt",
-                                    "sysret", "sysretq", "sysexit", NULL};
+static const char *const exits[] = {
+    "ret", "retq", "retl", "retw", "iret", "iretq", "iretl", "ud2", "hlt", "sysret", "sysretq", "sysexit", NULL,
+};
 
 static void on_insn(Scan *s, const MkItem *it)
 {
