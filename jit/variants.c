@@ -45,6 +45,14 @@
  * own, common to its variants (lay_out), and the whole is
  * assembled, linked and loaded once: one object, one as/ld/dlopen.
  *
+ * Loop timings (rq->npoints, markers/ and audit/loops.c): every variant
+ * (and the dispatcher) is compiled with a marker at each timing point
+ * (marks_for), its text rewritten by rq->rewrite into clean code (what is
+ * laid out above) and, per copy, into timed code with the markers' stubs
+ * (lay_out_marked: marked[c·N + k], which the timed wrapper calls after
+ * rq->enter).  audit.timing=naive compiles each variant's timed code again
+ * with a timer call at each point instead (POINTS_NAIVE).
+ *
  * Invariants: timed code calls clean_k through the table (a load), so gcc
  * cannot inline or specialize it: a timed call runs exactly the clean
  * code.  The table stays at its address while the code may run (the
