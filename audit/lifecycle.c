@@ -738,6 +738,7 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
                                      jit_dump_has(jit_tunables(au->jit, &(JitTunables){0})->dump, "markers"));
         if (d->loops) {
             d->loops->overhead = overhead;
+            d->loops->every = (uint32_t)au->cfg.markers.every;
             rq.npoints = lp.n;
             memcpy(rq.point_pc, lp.pc, sizeof rq.point_pc);
             rq.pinned = mk_pinned(&au->cfg.markers);

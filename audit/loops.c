@@ -247,7 +247,7 @@ static void calibrate(void)
         snprintf(cal_error, sizeof cal_error, "%.120s", err.msg);
         return;
     }
-    MkStubSpec spec = {au_loops_event, cal_ctx, NULL};
+    MkStubSpec spec = {.sink = au_loops_event, .every = 1, .ctx_of = cal_ctx};   /* the full stub's cycles */
     bool ok = mk_rewrite_timed(cal_text, sizeof cal_text - 1, &map, &spec, &text, &err);
     mk_map_free(&map);
     void (*loop)(long) = ok ? (void (*)(long))jit_load_asm((const char *)text.data, text.len, "tally_mk_cal", &err) : NULL;
@@ -350,7 +350,7 @@ bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t 
     bool ok;
     if (timed) {
         Rewriting rw = {code, part};
-        MkStubSpec spec = {au_loops_event, ctx_of, &rw};
+        MkStubSpec spec = {.sink = au_loops_event, .every = code->every, .ctx_of = ctx_of, .arg = &rw};
         ok = mk_rewrite_timed(text, len, &map, &spec, out, err);
     } else {
         ok = mk_rewrite_clean(text, len, &map, out, err);

@@ -66,6 +66,7 @@ typedef struct AuLoopCode {
     uint32_t npoints;
     bool dump;                 /* -X jit.dump=markers */
     double overhead;           /* a stub's cycles in each region (au_loops_calibrate) */
+    uint32_t every;            /* markers.every: a marker staying in its loop is timed every Nth iteration */
     uint32_t sites, refused;   /* marker write sites and refused markers the rewrites saw */
     AuMarkerSites *map;        /* [k · npoints + K] */
     /* Exact source-level counts of the timed calls that ended, written by

@@ -486,6 +486,8 @@ void au_log_event(FILE *f, double t, const AuBakeoffRecord *r, AuEvent ev)
             add(&l, " probe=%.0fcycles/%u", r->probe_cycles, r->probe_samples);
         if (r->phase == AU_PHASE_READY)
             add(&l, " ahead");   /* waits for a slot (research.ahead) */
+        if (r->npoints)   /* loop timings: the markers, their sites, the refused */
+            add(&l, " markers=%u sites=%u refused=%u", r->npoints, r->marker_sites, r->markers_refused);
         break;
     case AU_EV_SAMPLING:
         if (r->t_queued > 0 && r->t_started >= r->t_queued)

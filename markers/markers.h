@@ -164,6 +164,11 @@ typedef void (*MkSink)(const void *ctx, uint64_t weight, uint64_t tsc);
 
 typedef struct MkStubSpec {
     MkSink sink;
+    /* > 1: of a marker's events of weight 1 (it stayed in its loop), only
+     * every `every`-th calls the sink, its weight covering the skipped
+     * ones; the others cost a few instructions that touch no flags.
+     * 0 or 1: every event. */
+    uint32_t every;
     /* the ctx of marker i of the map (NULL: its writes are deleted, as in
      * clean code) */
     const void *(*ctx_of)(void *arg, const MkMap *map, uint32_t i);

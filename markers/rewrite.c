@@ -20,6 +20,8 @@
  *   rsi = <sym> − <sym>_sh; <sym>_sh = <sym>               the weight
  *   rdi = ctx; call sink(ctx, weight, tsc)                 SysV, via rax
  *   rsp = rbx; pop ... ; popfq; ret
+ * With MkStubSpec.every > 1 a fast path before it skips all but every
+ * `every`-th event of weight 1 (put_stub).
  * The stub and its shadow are local symbols: a global data symbol
  * referenced RIP-relative does not link into a shared object.
  */
@@ -149,17 +151,38 @@ bool mk_rewrite_clean(const char *text, size_t len, const MkMap *map, VmBuf *out
     return rewrite(text, len, map, NULL, out, err);
 }
 
-static void put_stub(VmBuf *out, const char *sym, const void *ctx, MkSink sink)
+/* The stub of marker sym.  every > 1: an event of weight 1 (the marker
+ * stayed in its loop) is timed only every `every`-th time; the others
+ * take a fast path that touches no flags (mov, not, lea, jrcxz) and adds
+ * their weight to <sym>_sk, which the next timed event's weight takes in.
+ * An event of another weight (a store gcc moved) is always timed. */
+static void put_stub(VmBuf *out, const char *sym, const void *ctx, MkSink sink, uint32_t every)
 {
     static const char *const saved[] = {"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "rbx"};
     const size_t nsaved = sizeof saved / sizeof *saved;
-    putf(out, "\t.p2align 4\n\t.type\t%s_stub, @function\n%s_stub:\n\tpushfq\n", sym, sym);
+    putf(out, "\t.p2align 4\n\t.type\t%s_stub, @function\n%s_stub:\n", sym, sym);
+    if (every > 1) {
+        /* rcx = weight − 1 = sym + ~sym_sh, without touching the flags */
+        putf(out, "\tpushq\t%%rcx\n\tpushq\t%%rax\n\tmovq\t%s_sh(%%rip), %%rcx\n\tnotq\t%%rcx\n", sym);
+        putf(out, "\tmovq\t%s(%%rip), %%rax\n\tleaq\t(%%rax,%%rcx), %%rcx\n\tjrcxz\t1f\n", sym);
+        put(out, "2:\n\tpopq\t%rax\n\tpopq\t%rcx\n\tjmp\t3f\n");
+        /* weight 1: counted down, skipped unless the count is spent */
+        putf(out, "1:\n\tmovq\t%s_cd(%%rip), %%rcx\n\tjrcxz\t2b\n\tleaq\t-1(%%rcx), %%rcx\n", sym);
+        putf(out, "\tmovq\t%%rcx, %s_cd(%%rip)\n\tmovq\t%%rax, %s_sh(%%rip)\n", sym, sym);
+        putf(out, "\tmovq\t%s_sk(%%rip), %%rcx\n\tleaq\t1(%%rcx), %%rcx\n\tmovq\t%%rcx, %s_sk(%%rip)\n", sym, sym);
+        put(out, "\tpopq\t%rax\n\tpopq\t%rcx\n\tret\n3:\n");
+    }
+    put(out, "\tpushfq\n");
     for (size_t i = 0; i < nsaved; i++)
         putf(out, "\tpushq\t%%%s\n", saved[i]);
     put(out, "\tcld\n\tmovq\t%rsp, %rbx\n\tandq\t$-16, %rsp\n");
     put(out, "\tlfence\n\trdtsc\n\tsalq\t$32, %rdx\n\torq\t%rax, %rdx\n");
     putf(out, "\tmovq\t%s(%%rip), %%rsi\n\tmovq\t%%rsi, %%rax\n\tsubq\t%s_sh(%%rip), %%rsi\n", sym, sym);
     putf(out, "\tmovq\t%%rax, %s_sh(%%rip)\n", sym);
+    if (every > 1) {
+        putf(out, "\taddq\t%s_sk(%%rip), %%rsi\n\tmovq\t$0, %s_sk(%%rip)\n", sym, sym);
+        putf(out, "\tmovq\t$%u, %s_cd(%%rip)\n", every - 1, sym);
+    }
     putf(out, "\tmovabsq\t$0x%" PRIxPTR ", %%rdi\n", (uintptr_t)ctx);
     putf(out, "\tmovabsq\t$0x%" PRIxPTR ", %%rax\n", (uintptr_t)sink);
     put(out, "\tcall\t*%rax\n\tmovq\t%rbx, %rsp\n");
@@ -167,6 +190,8 @@ static void put_stub(VmBuf *out, const char *sym, const void *ctx, MkSink sink)
         putf(out, "\tpopq\t%%%s\n", saved[i]);
     putf(out, "\tpopfq\n\tret\n\t.size\t%s_stub, .-%s_stub\n", sym, sym);
     putf(out, "\t.local\t%s_sh\n\t.comm\t%s_sh,8,8\n", sym, sym);
+    if (every > 1)
+        putf(out, "\t.local\t%s_sk\n\t.comm\t%s_sk,8,8\n\t.local\t%s_cd\n\t.comm\t%s_cd,8,8\n", sym, sym, sym, sym);
 }
 
 bool mk_rewrite_timed(const char *text, size_t len, const MkMap *map, const MkStubSpec *spec, VmBuf *out,
@@ -195,7 +220,7 @@ bool mk_rewrite_timed(const char *text, size_t len, const MkMap *map, const MkSt
         put(out, "\t.text\n");
         for (uint32_t i = 0; i < map->nmarkers; i++)
             if (stub[i])
-                put_stub(out, map->markers[i].sym, ctx[i], spec->sink);
+                put_stub(out, map->markers[i].sym, ctx[i], spec->sink, spec->every);
     }
     free(ctx);
     free(stub);
