@@ -860,3 +860,12 @@ check help-markers 0 "markers.min_cost" -- $T --help=tunables
 # markers everywhere, removed after optimization: the same output, the map dumped
 check markers-everywhere-blocks 0 "285" -- $T --jit=eager -X markers.everywhere=blocks run "$D/jitloop.tl"
 check markers-everywhere-dump 0 "marker tj" -- $T --jit=eager -X markers.everywhere=loops -X jit.dump=markers run "$D/jitloop.tl"
+# A/A with loop timings: identical variants never get a winner (3 runs)
+for i in 1 2 3; do
+    $T --audit=aa -X audit.timing=markers -X audit.hot_threshold=20 --log=audit run $LOOPY 60 200 >"$D/out" 2>&1 </dev/null
+    if grep -q 'audit: compiled #1 kernel client=aa variants=2 .*markers=1' "$D/out" && ! grep -q 'outcome=winner' "$D/out"; then
+        echo "PASS loops-aa-no-winner-$i"
+    else
+        echo "FAIL loops-aa-no-winner-$i: $(excerpt "$D/out")"
+    fi
+done
