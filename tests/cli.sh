@@ -789,7 +789,7 @@ if [[ $st -ne 0 || $(cat "$D/out") != 285 ]]; then
     echo "FAIL audit-stats-log: status $st, stdout '$(head -c 80 "$D/out")': $(head -2 "$D/err")"
 elif ! json_ok "$D/aa.json"; then
     echo "FAIL audit-stats-log: $(cat "$D/jc.out")"
-elif ! grep -qE '^\{"id":1,"method":"(main|sq)","client":"aa","phase":"[a-z]+","outcome":"[a-z-]+",.*,"variants":\[\{"name":"a",.*\}\]\}$' "$D/aa.json" ||
+elif ! grep -qE '^\{"id":1,"method":"(main|sq)","client":"aa","phase":"[a-z]+","outcome":"[a-z-]+",.*,"variants":\[\{"name":"a",.*\}\],"timing":"(method|markers)",.*\}$' "$D/aa.json" ||
     ! grep -q '^"bakeoffs":\[$' "$D/aa.json"; then
     echo "FAIL audit-stats-log: no bakeoff line: $(grep -A2 bakeoffs "$D/aa.json" | head -c 300)"
 elif ! grep -qE '^\[[0-9]+\.[0-9]{3}ms\] audit: queued #1 (main|sq) client=aa variants=a,b$' "$D/err"; then
