@@ -869,3 +869,76 @@ for i in 1 2 3; do
         echo "FAIL loops-aa-no-winner-$i: $(excerpt "$D/out")"
     fi
 done
+
+# Clean code writes no marker.  mk_writes FILE: one line per instruction
+# of an assembly dump that writes a code marker (a store, add or inc with
+# <fn>_mk<K>(%rip) as its destination, the last operand): "FUNCTION
+# SYMBOL NEXT", NEXT the instruction after it ("call X" or "-")
+mk_writes() {
+    awk '
+        pending != "" { n = ($1 == "call") ? "call " $2 : "-"; print pending, n; pending = "" }
+        /^[A-Za-z_][A-Za-z0-9_.]*:/ { fn = substr($1, 1, length($1) - 1); next }
+        /^[[:space:]]+[a-z]/ && $1 !~ /^(cmp|test|bt|push)/ &&
+            match($0, /[A-Za-z0-9_.]*_mk[0-9]+\(%rip\)[[:space:]]*$/) {
+            sym = substr($0, RSTART, RLENGTH); sub(/\(%rip\).*/, "", sym); pending = fn " " sym
+        }
+        END { if (pending != "") print pending, "-" }' "$1"
+}
+# it finds what gcc made of markers: 7 write sites of one marker in an
+# unrolled loop with its remainder, the store after a loop behind a flag
+n=$(mk_writes tests/fixtures/markers/sum_yield.unroll4.s | grep -c '^sum_yield sum_yield_mk0 -$')
+n2=$(mk_writes tests/fixtures/markers/sum_call.O2.s | grep -c '^sum_call sum_call_mk[01] -$')
+if [[ $n == 7 && $n2 == 2 ]]; then echo "PASS markers-writes-found"; else echo "FAIL markers-writes-found: $n of 7, $n2 of 2"; fi
+printf '%s\n' 'fn kernel(a: int[], reps: int): int {' '    var s = 0;' '    for r in 0..reps {' \
+    '        for i in 0..a.length { s = s + a[i] * (r + 3) / (1 + (i & 7)) - (s >> 9); }' '    }' \
+    '    var k = 0;' '    while k < a.length { if a[k] > 990 { break; } k += 1; }' '    return s + k;' '}' \
+    'fn main() {' '    let a = new int[500];' '    for i in 0..a.length { a[i] = (i * 7919) % 1000; }' \
+    '    var total = 0;' '    for c in 0..40 { total = total + kernel(a, 10); }' '    println(total);' '}' >"$D/mkloops.tl"
+# markers.everywhere: every unit's assembly, after the edit, has lost every
+# marker write its map found (plain markers at three option sets, pinned
+# ones at O3); the output is the interpreter's
+for prog in "$D/mkloops.tl" tests/lang/stmt_break_continue.tl "bench/kernels/fannkuch.tl 5"; do
+    $T --jit=off run $prog >"$D/mk.want" 2>&1 </dev/null
+    for set in O0 O2 unroll pinned; do
+        name="markers-clean-$(basename "${prog%% *}" .tl)-$set"
+        opts=(-X jit.optset=$set)
+        [[ $set == pinned ]] && opts=(-X jit.optset=O3 -X markers.kind=pinned)
+        $T --jit=eager "${opts[@]}" -X markers.everywhere=blocks -X jit.dump=asm,markers run $prog \
+            >"$D/mk.out" 2>"$D/mk.asm" </dev/null
+        sites=$(sed -n 's/^marker tj[0-9]*_.*: \([0-9]*\) sites\{0,1\}$/\1/p' "$D/mk.asm" | awk '{ n += $1 } END { print n + 0 }')
+        mk_writes "$D/mk.asm" >"$D/mk.writes"
+        if ! cmp -s "$D/mk.out" "$D/mk.want"; then
+            echo "FAIL $name: output differs: $(diff "$D/mk.want" "$D/mk.out" | head -3)"
+        elif ((sites == 0)); then
+            echo "FAIL $name: the marker maps list no write site: $(grep -m2 '^marker' "$D/mk.asm")"
+        elif [[ -s $D/mk.writes ]]; then
+            echo "FAIL $name: loaded code writes a marker: $(head -2 "$D/mk.writes")"
+        else
+            echo "PASS $name"
+        fi
+    done
+done
+# loop timings in a bakeoff: the dispatcher (ta<id>_d_...) and the clean
+# variants (ta<id>_v<k>_..., copies ta<id>_c<c>v<k>_...) write no marker;
+# each write of the timed copies (ta<id>_m<c>v<k>_...) is followed by a
+# call of its marker's stub
+$T --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.timing=markers \
+    -X markers.min_cost=0 -X jit.dump=asm run "$D/mkloops.tl" >"$D/mk.out" 2>"$D/mk.asm" </dev/null
+$T --jit=off run "$D/mkloops.tl" >"$D/mk.want" 2>&1 </dev/null
+mk_writes "$D/mk.asm" >"$D/mk.writes"
+timed=$(grep -cE '^ta[0-9]+_m[0-9]+v[0-9]+_' "$D/mk.writes")
+unstubbed=$(grep -E '^ta[0-9]+_m[0-9]+v[0-9]+_' "$D/mk.writes" | awk '$3 != "call" || $4 != $2 "_stub"' | head -2)
+clean=$(grep -vE '^ta[0-9]+_m[0-9]+v[0-9]+_' "$D/mk.writes" | head -2)
+if ! cmp -s "$D/mk.out" "$D/mk.want"; then
+    echo "FAIL markers-bakeoff-clean: output differs: $(diff "$D/mk.want" "$D/mk.out" | head -3)"
+elif ! grep -qE '^ta[0-9]+_d_' "$D/mk.asm" || ! grep -qE '^ta[0-9]+_v0_' "$D/mk.asm"; then
+    echo "FAIL markers-bakeoff-clean: no bakeoff with a dispatcher in the dump: $(grep -m2 '^===' "$D/mk.asm")"
+elif ((timed == 0)); then
+    echo "FAIL markers-bakeoff-clean: the timed copies write no marker"
+elif [[ -n $unstubbed ]]; then
+    echo "FAIL markers-bakeoff-clean: a timed write without its stub's call: $unstubbed"
+elif [[ -n $clean ]]; then
+    echo "FAIL markers-bakeoff-clean: clean code writes a marker: $clean"
+else
+    echo "PASS markers-bakeoff-clean"
+fi
