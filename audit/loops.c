@@ -319,19 +319,19 @@ static const void *ctx_of(void *arg, const MkMap *map, uint32_t i)
     return &rw->code->point[(size_t)rw->part * rw->code->npoints + mk->k];
 }
 
-bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out, VmError *err)
+bool au_loops_rewrite(void *ctx, int part, const char *text, size_t len, VmBuf *out, VmError *err)
 {
     AuLoopCode *code = ctx;
     MkMap map;
     if (!mk_scan(text, len, &map, err))
         return false;
-    for (uint32_t i = 0; i < map.nmarkers && timed; i++) {
+    for (uint32_t i = 0; i < map.nmarkers; i++) {
         code->sites += map.markers[i].nsites;
         code->refused += map.markers[i].refused;
         if (part >= 0 && part < code->nvariants && map.markers[i].k < code->npoints)
             code->map[(size_t)part * code->npoints + map.markers[i].k].refused = map.markers[i].refused;
     }
-    for (uint32_t i = 0; i < map.nsites && timed && part >= 0 && part < code->nvariants; i++) {
+    for (uint32_t i = 0; i < map.nsites && part >= 0 && part < code->nvariants; i++) {
         const MkSite *site = &map.sites[i];
         uint32_t k = map.markers[site->marker].k;
         if (k >= code->npoints)
@@ -344,17 +344,12 @@ bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t 
         m->guarded += site->guarded;
     }
     if (code->dump) {
-        fprintf(stderr, "=== markers: part %d, %s\n", part, timed ? "timed" : "clean");
+        fprintf(stderr, "=== markers: part %d\n", part);
         mk_map_dump(&map, stderr);
     }
-    bool ok;
-    if (timed) {
-        Rewriting rw = {code, part};
-        MkStubSpec spec = {.sink = au_loops_event, .every = code->every, .ctx_of = ctx_of, .arg = &rw};
-        ok = mk_rewrite_timed(text, len, &map, &spec, out, err);
-    } else {
-        ok = mk_rewrite_clean(text, len, &map, out, err);
-    }
+    Rewriting rw = {code, part};
+    MkStubSpec spec = {.sink = au_loops_event, .every = code->every, .ctx_of = ctx_of, .arg = &rw};
+    bool ok = mk_rewrite_timed(text, len, &map, &spec, out, err);
     mk_map_free(&map);
     return ok;
 }

@@ -78,8 +78,9 @@ typedef struct AuLoopCode {
     AuLoopPoint point[];       /* [part · npoints + K] */
 } AuLoopCode;
 AuLoopCode *au_loops_code_new(const uint32_t *bakeoff, int nvariants, int copies, uint32_t npoints, bool dump);
-/* JitMarkRewrite: mk_scan, then mk_rewrite_clean or mk_rewrite_timed. */
-bool au_loops_rewrite(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out, VmError *err);
+/* JitMarkRewrite: mk_scan (the marker map, counted and kept), then
+ * mk_rewrite_timed with au_loops_event as the sink. */
+bool au_loops_rewrite(void *ctx, int part, const char *text, size_t len, VmBuf *out, VmError *err);
 
 /* ---- the analysis thread's side ------------------------------------------ */
 

@@ -230,11 +230,10 @@ bool jit_bakeoff_calls(const JitBakeoffTable *tab, const VmMethod *m);
 bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab, bool hurry);
 
 /* Loop timings: variant part `part` (c·N + k) of a bakeoff, its marked
- * assembly rewritten to clean code (timed false: every marker write
- * deleted) or to timed code (a stub after every write reports the event);
- * appended to out.  False + err: the bakeoff fails (nothing loads). */
-typedef bool (*JitMarkRewrite)(void *ctx, int part, bool timed, const char *text, size_t len, VmBuf *out,
-                               VmError *err);
+ * assembly rewritten to timed code (a stub after every marker write
+ * reports the event); appended to out.  False + err: the bakeoff fails
+ * (nothing loads). */
+typedef bool (*JitMarkRewrite)(void *ctx, int part, const char *text, size_t len, VmBuf *out, VmError *err);
 /* A timed call of a bakeoff with loop timings begins (the callee reads
  * the cycle counter: the first timing region starts there); its end is
  * the JitSampleFn's call. */
@@ -274,15 +273,15 @@ typedef struct JitBakeoffRequest {
     JitSlowPath slow;                  /* called with slow_ctx below zero */
     void *slow_ctx;
     JitSampleFn sample;
-    /* Loop timings (markers/; npoints 0: method timings).  Marker K goes
-     * at the start of the block of every variant's IR (and the
-     * dispatcher's) that begins at bytecode pc point_pc[K] of the method
+    /* Loop timings (markers/; npoints 0: method timings).  Each variant
+     * is compiled a second time with marker K at the start of the block
+     * of its IR that begins at bytecode pc point_pc[K] of the method
      * itself (inline depth 0): the same source point in each variant,
-     * whatever it inlines.  Each variant's assembly then goes through
-     * rewrite twice: clean (markers deleted: the clean[] code and the
-     * dispatcher) and, per copy, timed (a stub reports each marker
-     * event: the marked[] code, which the timed wrapper calls, after
-     * enter(enter_ctx, table->bakeoff, k)). */
+     * whatever it inlines.  That text, per copy, goes through rewrite
+     * into timed code (a stub reports each marker event: the marked[]
+     * code, which the timed wrapper calls after enter(enter_ctx,
+     * table->bakeoff, k)).  The clean[] code and the dispatcher have no
+     * markers. */
     uint32_t npoints;
     uint32_t point_pc[JIT_MAX_POINTS];
     bool pinned;                       /* markers gcc cannot move (markers.kind=pinned) */

@@ -45,13 +45,14 @@
  * own, common to its variants (lay_out), and the whole is
  * assembled, linked and loaded once: one object, one as/ld/dlopen.
  *
- * Loop timings (rq->npoints, markers/ and audit/loops.c): every variant
- * (and the dispatcher) is compiled with a marker at each timing point
- * (marks_for), its text rewritten by rq->rewrite into clean code (what is
- * laid out above) and, per copy, into timed code with the markers' stubs
- * (lay_out_marked: marked[c·N + k], which the timed wrapper calls after
- * rq->enter).  audit.timing=naive compiles each variant's timed code again
- * with a timer call at each point instead (POINTS_NAIVE).
+ * Loop timings (rq->npoints, markers/ and audit/loops.c): the clean code
+ * and the dispatcher are compiled as above, without markers; each
+ * variant is compiled once more with a marker at each timing point
+ * (marks_for, POINTS_MARKERS), and that text, per copy, rewritten by
+ * rq->rewrite into timed code with the markers' stubs (lay_out_marked:
+ * marked[c·N + k], which the timed wrapper calls after rq->enter).
+ * audit.timing=naive puts a timer call at each point instead
+ * (POINTS_NAIVE), the text loaded as gcc left it.
  *
  * Invariants: timed code calls clean_k through the table (a load), so gcc
  * cannot inline or specialize it: a timed call runs exactly the clean
@@ -302,8 +303,8 @@ static bool marks_for(const JitBakeoffRequest *rq, const IrFunc *f, int32_t **at
 
 /* What compile_variant builds at the timing points (rq->npoints). */
 typedef enum Points {
-    POINTS_MARKED,             /* markers (none without points); clean and timed texts from one compile */
-    POINTS_NONE,               /* nothing: a bakeoff ending untimed, or naive timings' clean code */
+    POINTS_NONE,               /* nothing: clean code (and all code without loop timings) */
+    POINTS_MARKERS,            /* markers: the text for the timed copies (lay_out_marked) */
     POINTS_NAIVE,              /* rq->naive calls: naive timings' timed code */
 } Points;
 
@@ -322,11 +323,10 @@ typedef enum Points {
  * and branch before each self-call (up to 19% on a small recursive
  * method) that the JIT's code of the same IR does not pay. */
 static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBakeoffTable *tab, const Names *nm,
-                            const char *dir, bool untimed, Points points, char **text, size_t *len, char **raw,
-                            size_t *rawlen, JitWheres *wheres, uint32_t own[2], Costs *cost, bool *recursive,
-                            VmError *err)
+                            const char *dir, bool untimed, Points points, char **text, size_t *len, JitWheres *wheres,
+                            uint32_t own[2], Costs *cost, bool *recursive, VmError *err)
 {
-    bool marked = rq->npoints && !untimed && points != POINTS_NONE;
+    bool marked = rq->npoints && !untimed && points != POINTS_NONE;   /* then *text is the timed text */
     int32_t *at = NULL;
     JitMarks marks;
     VmMethod *m = rq->m;
@@ -381,27 +381,6 @@ static bool compile_variant(const JitBakeoffRequest *rq, int k, IrFunc *f, JitBa
     }
     gcc_jit_context_release(c);
     free(at);
-    /* marked code: the text as gcc left it is kept for the timed copies
-     * (lay_out), and becomes clean code here */
-    if (ok && marked && points == POINTS_NAIVE) {
-        *raw = *text;
-        *rawlen = *len;
-        *text = NULL;
-        *len = 0;
-    } else if (ok && marked) {
-        VmBuf clean = {0};
-        ok = rq->rewrite(rq->rewrite_ctx, dispatcher ? -1 : k, false, *text, *len, &clean, err);
-        if (ok && raw) {
-            *raw = *text;
-            *rawlen = *len;
-        } else {
-            free(*text);
-        }
-        *text = ok ? (char *)clean.data : NULL;
-        *len = ok ? clean.len : 0;
-        if (!ok)
-            vm_buf_free(&clean);
-    }
     return ok;
 }
 
@@ -498,8 +477,7 @@ static bool lay_out_marked(VmBuf *all, const JitBakeoffRequest *rq, char *const 
             int h = snprintf(head, sizeof head, "\t.text\n\t.p2align 12\n\t.skip %u\n", part_offset(rq->id, c));
             vm_buf_put(all, head, (size_t)h);
             bool ok = rq->naive ? (vm_buf_put(all, renamed.data, renamed.len), true)
-                                : rq->rewrite(rq->rewrite_ctx, part, true, (const char *)renamed.data, renamed.len, all,
-                                              err);
+                                : rq->rewrite(rq->rewrite_ctx, part, (const char *)renamed.data, renamed.len, all, err);
             vm_buf_free(&renamed);
             if (!ok)
                 return false;
@@ -588,8 +566,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < compiled && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
-        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, rq->naive ? POINTS_NONE : POINTS_MARKED,
-                             &text[k], &len[k], &raw[k], &rawlen[k], &wheres, own[k], &cost, &recursive, &e);
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, POINTS_NONE, &text[k], &len[k], &wheres,
+                             own[k], &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
@@ -608,8 +586,8 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         drop_wheres(&wheres, own[0]);
         free(text[0]);
         text[0] = NULL;
-        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, POINTS_NONE, &text[0], &len[0], NULL, NULL,
-                             &wheres, own[0], &cost, &recursive, &e);
+        ok = compile_variant(rq, 0, ir[owner[0]], out, &nm, dir, true, POINTS_NONE, &text[0], &len[0], &wheres,
+                             own[0], &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "variant 0 (%s), again untimed: %s", rq->optset[0] ? rq->optset[0] : "", e.msg);
     }
@@ -630,23 +608,23 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         VmError e = {{0}};
         bool recursive;
         uint32_t down[2];
-        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, rq->naive ? POINTS_NONE : POINTS_MARKED,
-                             &dtext, &dlen, NULL, NULL, &wheres, down, &cost, &recursive, &e);
+        ok = compile_variant(rq, -1, ir[owner[0]], out, &nm, dir, false, POINTS_NONE, &dtext, &dlen, &wheres, down,
+                             &cost, &recursive, &e);
         if (!ok)
             vm_fail(err, "dispatcher: %s", e.msg);
     }
-    /* naive timings: the timed code compiled again, timer calls at the points */
-    for (int k = 0; k < rq->nvariants && ok && dispatched && rq->npoints && rq->naive; k++) {
+    /* loop timings: each variant compiled again, with its markers (or
+     * naive timer calls) at the points, for the timed copies; the clean
+     * code above has none, so what a decision installs pays nothing for
+     * having been timed */
+    for (int k = 0; k < rq->nvariants && ok && dispatched && rq->npoints; k++) {
         VmError e = {{0}};
         bool recursive;
         uint32_t unused[2];
-        char *none = NULL;
-        size_t nonelen = 0;
-        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, false, POINTS_NAIVE, &none, &nonelen, &raw[k],
-                             &rawlen[k], &wheres, unused, &cost, &recursive, &e);
-        free(none);
+        ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, false, rq->naive ? POINTS_NAIVE : POINTS_MARKERS,
+                             &raw[k], &rawlen[k], &wheres, unused, &cost, &recursive, &e);
         if (!ok)
-            vm_fail(err, "variant %d (%s), naive timers: %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
+            vm_fail(err, "variant %d (%s), timed code: %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
     for (int k = 0; k < rq->nvariants; k++)
         ir_free(ir[k]);   /* NULL for a variant that shared another's */
