@@ -589,7 +589,8 @@ report_accuracy() {
     echo "== Accuracy: the direction of loop-timed decisions against forced variants =="
     echo "Protocol: the truth per program is the whole program run with one variant forced on every"
     echo "compile (-X jit.optset='$pair_a' vs '$pair_b', no auditing), interleaved, $runs round(s): wall time,"
-    echo "per round $pair_b/$pair_a, median and range over rounds (sure: every round on one side of 1)."
+    echo "per round $pair_b/$pair_a; their geometric mean with a 95% t-interval on the logs (a variant"
+    echo "is the truth when the interval excludes 1; '~': it does not)."
     echo "Beside it, each bakeoff's decision in the audited runs ($cruns per mode, shared with converge):"
     echo "markers, pinned and naive (audit.timing=naive: real timer calls put in before gcc optimizes)."
     echo "A decision's direction is its winner ($pair_a or $pair_b; a no-difference keeps $pair_a and"
@@ -607,15 +608,18 @@ report_accuracy() {
         else txt[km] = txt[km] " " o
     }
     END {
-        printf "%-18s %-22s %-26s %s\n", "program", "method", "forced " B "/" A " [range]", "decisions per run: markers | pinned | naive"
+        printf "%-18s %-22s %-26s %s\n", "program", "method", "forced " B "/" A " [95%]", "decisions per run: markers | pinned | naive"
         for (i = 1; i <= nrow; i++) {
             split(row[i], p, SUBSEP); n = p[1]
-            if (nf[n]) {
-                lo = hi = fr[n, 1]; for (j = 1; j <= nf[n]; j++) { a[j] = fr[n, j]; if (a[j] < lo) lo = a[j]; if (a[j] > hi) hi = a[j] }
-                m = median(a, nf[n]); delete a
-                truth = sprintf("%.3f [%.3f, %.3f]%s", m, lo, hi, hi < 1 ? " " B : lo > 1 ? " " A : " ~")
+            if (nf[n] > 1) {
+                # the geometric mean of the ratios of the rounds, a t-interval on their logs
+                s1 = s2 = 0; q = nf[n]
+                for (j = 1; j <= q; j++) { x = log(fr[n, j]); s1 += x; s2 += x * x }
+                mu = s1 / q; sd = sqrt((s2 - q * mu * mu) / (q - 1)); hw = t975(q - 1) * sd / sqrt(q)
+                lo = exp(mu - hw); hi = exp(mu + hw)
+                truth = sprintf("%.3f [%.3f, %.3f]%s", exp(mu), lo, hi, hi < 1 ? " " B : lo > 1 ? " " A : " ~")
                 best = hi < 1 ? B : lo > 1 ? A : ""
-            } else { truth = "(no forced runs)"; best = "" }
+            } else { truth = nf[n] ? sprintf("%.3f (one round)", fr[n, 1]) : "(no forced runs)"; best = "" }
             line = ""
             for (j = 1; j <= 3; j++) {
                 md = j == 1 ? "markers" : j == 2 ? "pinned" : "naive"; km = row[i] SUBSEP md
@@ -654,7 +658,9 @@ report_reach() {
                 else if (ph == "failed") e = fl ~ /^too cheap to time/ ? "cheap" : (fl ~ /not called through its entry/ || fl ~ /not compiled$/) ? "screened" : "failed"
                 else if (ph == "queued" || ph == "ready" || ph == "compiling") e = "queued"
                 else e = "running"
-                print cl, n, e, jv($0, "timing")
+                why = jv($0, "timing_reason"); sub(/ \(.*/, "", why); gsub(/ /, "_", why)
+                if (why == "") why = "(not_planned:_never_left_the_queue)"
+                print cl, n, e, jv($0, "timing"), (jv($0, "timing") == "markers" ? "-" : why)
             }' "$base.json" >>"$rows"
         done
     done
@@ -670,6 +676,7 @@ report_reach() {
     echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
     awk "$AWK_LIB"'
     { c[$1, $3]++; t[$1]++; if ($4 == "markers") { mk[$1]++; mkc[$1, $3]++ }; c[$1, $2, $3]++; t[$1, $2]++
+      if ($5 != "-") { w = $5; gsub(/_/, " ", w); if (!(w in wseen)) { wseen[w] = 1; wl[++nw] = w }; wc[w]++ }
       if (!($2 in sb)) { sb[$2] = 1; b[++nb] = $2 } }
     END {
         split("winner nodiff same timeout cheap screened failed queued running", e, " ")
@@ -692,9 +699,14 @@ report_reach() {
             for (j = 1; j <= 9; j++) printf " %8d", mkc[cl, e[j]]
             printf "\n%s: %d of %d bakeoffs not screened as too cheap end decided (%s); goal >= 90%%: %s\n", cl, dec, base,
                 base ? sprintf("%.0f%%", 100 * dec / base) : "-", (base && dec >= 0.9 * base) ? "met" : "NOT met"
+            left = base - c[cl, "queued"]
+            printf "%s: of those that left the queue before the program ended, %d of %d (%s) end decided, %d timed\n", cl, dec, left,
+                left ? sprintf("%.0f%%", 100 * dec / left) : "-", c[cl, "winner"] + c[cl, "nodiff"]
             T += t[cl]; D += dec; B += base
         }
         if (B) printf "\nboth clients: %d of %d (%.0f%%) end decided; goal >= 90%%: %s\n", D, B, 100 * D / B, (D >= 0.9 * B) ? "met" : "NOT met"
+        if (nw) print "\nwhy bakeoffs got method timings (both clients):"
+        for (i = 1; i <= nw; i++) printf "  %4d  %s\n", wc[wl[i]], wl[i]
     }' "$rows"
 }
 
