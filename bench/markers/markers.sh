@@ -712,11 +712,14 @@ report_reach() {
 
 # ---- main -------------------------------------------------------------------------------
 t_start=$(date +%s)
-{
+if [[ -n $from ]]; then
+    echo "tables of $from; its runs began:"
+    sed 's/^/  /' "$from/log" 2>/dev/null
+else {
     echo "bench/markers/markers.sh $part: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)," \
         "$(nproc) cores, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
     ((quick)) && echo "quick mode: test sizes, one run: a smoke test, not a measurement"
-} | tee -a "$dir/log" 2>/dev/null
+} | tee -a "$dir/log" 2>/dev/null; fi
 if [[ -z $from ]]; then
     case $part in
         cost) run_cost ;;
