@@ -5,7 +5,7 @@
 #   cost      every AWFY benchmark (bench/awfy/, the sizes of bench/suite.sh)
 #             and CLBG kernel (bench/kernels/, their benchmark sizes), JIT on,
 #             in five configurations interleaved per round (base, control,
-#             loops, blocks, pinned; RUNS rounds):
+#             loops, blocks, pinned; --runs rounds):
 #               base     no markers
 #               control  no markers again: the A/A noise floor of the ratios
 #               loops    -X markers.everywhere=loops (a marker in every loop
@@ -24,7 +24,8 @@
 #   converge  the loop programs (table below: tests/fixtures/loops/rare-loop.tl
 #             and the kernels) audited by `--audit=custom -X audit.custom=PAIR`
 #             (default "-O1;-O2") with audit.timing=method, =markers, and
-#             =markers with markers.kind=pinned, CRUNS runs each; per
+#             =markers with markers.kind=pinned (audit.hot_threshold=20 in
+#             every mode), --cruns runs each; per
 #             bakeoff, from --stats: how it ended, the time to its decision
 #             (duration), timed samples, the timings the thesis's converge
 #             score counts; the ratio of times to decision, method/markers
@@ -33,9 +34,10 @@
 #             --audit=inline (audit.timing=auto); how every bakeoff ended
 #   accuracy  for the loop programs' bakeoffs: the direction of the decision
 #             under markers, pinned markers and naive timers (audit.timing=
-#             naive; CRUNS runs each, shared with converge) against the whole
-#             program run with each variant forced (-X jit.optset=OPTION,
-#             RUNS rounds of the pair interleaved; wall time)
+#             naive; --cruns runs each, shared with converge) against the
+#             whole program run with each variant forced (-X jit.optset=OPTION,
+#             --runs rounds of the pair interleaved; wall time), for the
+#             programs where some bakeoff sampled
 #
 # Input: bin/tally (TALLY), the benchmark files, bench/suite.sh's size table,
 # bench/kernels/kernels.sh --list.  Output: the tables on stdout, each with
