@@ -28,7 +28,7 @@ LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .DEFAULT_GOAL := all
 .PHONY: help all setup test demo docs clean tsan-audit \
-        bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-audit-sampling bench-audit-ring
+        bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
 
 help: ## list the targets with what each does (plain `make` builds all)
 	@awk -F':[^#]*## ' '/^[a-zA-Z0-9_.\/-]+:[^=#]*## / { printf "  make %-22s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
@@ -119,6 +119,10 @@ bench-jit: setup ## CLBG kernels against their C twins, JIT off and on (bench/ke
 bench-audit: setup ## what the auditor's dispatchers cost on AWFY (bench/audit-overhead)
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/audit-overhead
+
+bench-markers: setup ## what code markers cost the optimizer and what loop timings buy (bench/markers/markers.sh all)
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/markers/markers.sh all
 
 bench-audit-sampling: setup ## the program thread's time spent timing, by perf (bench/audit-sampling)
 	@$(MAKE) --no-print-directory bin/tally

@@ -942,3 +942,16 @@ elif [[ -n $clean ]]; then
 else
     echo "PASS markers-bakeoff-clean"
 fi
+# bench/markers/markers.sh: a quick run of its cost part (test sizes, every
+# method compiled) ends with the table and the markers its runs removed
+bash bench/markers/markers.sh --quick cost Towers nbody >"$D/mk.out" 2>"$D/mk.err" </dev/null
+st=$?
+if ((st == 0)) && grep -q '^Towers  *awfy ' "$D/mk.out" && grep -q '^nbody  *kernel ' "$D/mk.out" &&
+    grep -q '^  blocks   mean ' "$D/mk.out" && grep -Eq '^Towers .* [1-9][0-9]*/[1-9][0-9]*, [1-9][0-9]*/[1-9]' "$D/mk.out"; then
+    echo "PASS markers-bench-quick"
+else
+    echo "FAIL markers-bench-quick: status $st: $(grep -m2 -E 'FAILED|^Towers|markers.sh' "$D/mk.out" "$D/mk.err")"
+fi
+check markers-bench-part-bad 2 "unknown part 'speed'" -- bash bench/markers/markers.sh speed
+check markers-bench-runs-bad 2 "runs must be a positive number" -- bash bench/markers/markers.sh --runs=0 cost
+check markers-bench-unknown 2 "unknown benchmark 'Nope'" -- bash bench/markers/markers.sh --quick cost Nope
