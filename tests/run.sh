@@ -9,7 +9,9 @@
 #             examples/*.tl against tests/lang/examples/*.expect
 #   tiers     every program gives identical stdout, stderr and status on
 #             every tier: switch and threaded interpreters, JIT eager and
-#             JIT on (the default), and with A/A bakeoffs (--audit=aa)
+#             JIT on (the default), with A/A bakeoffs (--audit=aa), with
+#             code markers in every block (markers.everywhere), and with
+#             A/A bakeoffs timing loops (audit.timing=markers)
 #   verify    tests/verify/*.tla must be rejected with the exact message
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
