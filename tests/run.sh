@@ -9,7 +9,9 @@
 #             examples/*.tl against tests/lang/examples/*.expect
 #   tiers     every program gives identical stdout, stderr and status on
 #             every tier: switch and threaded interpreters, JIT eager and
-#             JIT on (the default), and with A/A bakeoffs (--audit=aa)
+#             JIT on (the default), with A/A bakeoffs (--audit=aa), with
+#             code markers in every block (markers.everywhere), and with
+#             A/A bakeoffs timing loops (audit.timing=markers)
 #   verify    tests/verify/*.tla must be rejected with the exact message
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
@@ -45,7 +47,14 @@ CONFIGS=("${BUILDS[@]}" "bin/tally --jit=eager" "bin/tally --jit=sync -X vm.hot_
 AUDIT_TIER="bin/tally --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.concurrent=4"
 AUDIT_TIER+=" -X audit.sample_every=2 -X audit.burst=2 -X audit.min_samples=30 -X audit.trim_window=4"
 AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1 -X audit.min_cost=0"
-TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally" "$AUDIT_TIER")
+# code markers: one in every block of every compiled method, deleted
+# from the optimized code (markers.everywhere); and the auditor's tier
+# with loop timings, every audited method with a loop getting timed
+# marker code (audit.timing=markers, markers.min_cost=0: any loop)
+MARKERS_TIER="bin/tally --jit=eager -X markers.everywhere=blocks"
+LOOPS_TIER="$AUDIT_TIER -X audit.timing=markers -X markers.min_cost=0"
+TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally" "$AUDIT_TIER"
+    "$MARKERS_TIER" "$LOOPS_TIER")
 TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 pass=0

@@ -283,9 +283,10 @@ static void run_free(Run *r)
     free(r->err);
 }
 
-/* What the interpreter's run left: each method's blocks and counts, and
- * the counters compiled code must not move (or, calls, moves and the
- * next compile must not see). */
+/* What the interpreter's run left: each method's blocks and counts; the
+ * counters compiled code leaves alone (branches, back edges: a change is
+ * an interpreted execution) and the calls it counts too (put back before
+ * each compile, which reads them). */
 typedef struct Ref {
     uint32_t nblocks;
     uint32_t *starts;
@@ -369,8 +370,24 @@ static void compile_rest(Jit *jit, Vm *vm, const char *label)
     free(err);
 }
 
+/* The pc a branch instruction jumps to (its 'j' operand), or −1. */
+static int64_t jump_target(const VmInsn *in)
+{
+    const char *j = in->op < VM_OP_COUNT ? strchr(vm_op_info[in->op].operands, 'j') : NULL;
+    switch (j ? j - vm_op_info[in->op].operands : -1) {
+    case 0: return in->a;
+    case 1: return in->b;
+    case 2: return in->c;
+    default: return -1;
+    }
+}
+
 /* Marker counts against the interpreter's: mismatches (each a test failure
- * when report), and the headers compared in *compared. */
+ * when report), and the headers compared in *compared.  Every loop of a
+ * compared method's bytecode that ran (a backward jump and its target)
+ * must have a marker between the two — at the target, or at the jump's
+ * block when the loop is entered at its test (the IR's header is the
+ * block that dominates the loop) — so none goes unchecked. */
 static int compare(Vm *vm, const Ref *r, const Exact *x, const char *label, bool report, uint32_t *compared)
 {
     VmModule *mod = vm->module;
@@ -392,6 +409,21 @@ static int compare(Vm *vm, const Ref *r, const Exact *x, const char *label, bool
                     seen[c->pc] = true;
                 }
             }
+        for (uint32_t pc = 0; pc < m->ncode; pc++) {
+            int64_t to = jump_target(&m->code[pc]);
+            if (to < 0 || to > pc)
+                continue;
+            uint32_t b = 0, at = (uint32_t)to;
+            while (b < r[i].nblocks && r[i].starts[b] != at)
+                b++;
+            while (at <= pc && !seen[at])
+                at++;
+            if (at > pc && b < r[i].nblocks && r[i].counts[b]) {
+                bad++;
+                test_fail(__FILE__, __LINE__, "%s: %s: the loop of pcs %lld..%u has no marker", label, m->name,
+                          (long long)to, pc);
+            }
+        }
         for (uint32_t pc = 0; pc < m->ncode; pc++) {
             if (!seen[pc])
                 continue;
@@ -439,8 +471,8 @@ typedef struct Prog {
     const char *path;
     const char *args[4];
     int nargs;
-    /* depth-0 headers the plain run must compare at O2 at least (so that
-     * a program whose loops all got inlined is noticed) */
+    /* headers every run must compare at least (so that a program whose
+     * loops all got inlined is noticed) */
     uint32_t min_own;
     bool timed;                /* prints its run time: stdout not compared */
 } Prog;
@@ -503,7 +535,7 @@ static int exact(const Prog *pg, const Config *cf, int ncf, bool report)
         bad = compare(vm, r, &x, label, report, &compared);
         if (!x.units || !x.sites)
             test_fail(__FILE__, __LINE__, "%s: no marker reached the assembly", label);
-        if (!cf[c].all_depths && !strcmp(cf[c].optset, "O2") && compared < pg->min_own)
+        if (compared < pg->min_own)
             test_fail(__FILE__, __LINE__, "%s: %u own headers compared, want >= %u", label, compared, pg->min_own);
         if (getenv("MK_EXACT_VERBOSE")) {
             uint64_t w = 0, ev = 0;
