@@ -8,8 +8,9 @@
  * marker at every loop header; edit: mk_scan + mk_rewrite_timed, the sink
  * adding each event's weight to a counter of the header's (method, pc)).
  * Every method is compiled before the program starts — eager mode runs
- * the first call of a method that compiled code calls interpreted — and
- * the program runs again.  Σ weights at each header must equal the
+ * the first call of a method that compiled code calls interpreted; those
+ * jit_new leaves go into one unit, whose edit finds each marker's
+ * counters by its function's symbol — and the program runs again.  Σ weights at each header must equal the
  * interpreter's count of the block starting there, exactly; the output
  * must be the interpreter's, and no branch counter may move (nothing ran
  * interpreted, so no OSR either).
