@@ -301,7 +301,7 @@ bool au_analysis_loops(AuAnalysis *a, uint32_t id, const AuLoopCode *code)
     pthread_mutex_lock(&a->lock);
     int i = find(a, id);
     Bakeoff *b = i >= 0 ? a->bakeoffs[i] : NULL;
-    bool ok = b && !b->loops && au_loops_init(&b->regions, b->st.nvariants, code->npoints, a->cfg.trim_window, code);
+    bool ok = b && !b->loops && au_loops_init(&b->regions, b->st.nvariants, code->npoints, code);
     if (ok) {
         b->loops = true;
         b->every = 1;   /* a rarely called method: every call timed */

@@ -20,8 +20,7 @@
  *
  * Estimator (docs/auditing.md, "Loop timings"): per region r and variant
  * k, the cost per unit of weight R_rk = ΣC/ΣW, over windows (a window:
- * up to audit.trim_window consecutive events of r in one timed call; a
- * hoisted event is a window of its own), with the delta-method variance
+ * the events of r in one timed call), with the delta-method variance
  * across windows.  The method's cost per invocation is μ_k = Σ_r n_r·R_rk,
  * where n_r = Σ weights of r / timed calls, over every variant: the same
  * source-level counts in each (exact: they come from the markers).  μ's

@@ -84,7 +84,8 @@ bool au_loops_rewrite(void *ctx, int part, const char *text, size_t len, VmBuf *
 
 /* ---- the analysis thread's side ------------------------------------------ */
 
-/* One region of one variant: sums over complete windows of (C, W). */
+/* One region of one variant: sums over complete windows (one per timed
+ * call) of (C, W). */
 typedef struct AuRegionSums {
     uint64_t events, windows;
     double weight;             /* Σ weights of its events */
@@ -96,12 +97,11 @@ typedef struct AuRegionSums {
 typedef struct AuLoops {
     int nvariants, nregions;   /* regions 1 .. nregions */
     const AuLoopCode *code;    /* the exact counts n_r come from (NULL: the events received) */
-    uint32_t window;           /* most events of a window (audit.trim_window) */
     uint64_t calls[JIT_MAX_VARIANTS];   /* timed calls ended (region 1's events) */
     AuRegionSums *r;           /* [(region − 1) · nvariants + k] */
 } AuLoops;
 
-bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window, const AuLoopCode *code);
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, const AuLoopCode *code);
 void au_loops_free(AuLoops *l);
 /* One event of variant k (copies merged) in region ≥ 1; false if invalid. */
 bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight);

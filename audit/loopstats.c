@@ -8,10 +8,12 @@
  * variant and an AuResult per look.  The estimator and its assumptions
  * are in audit/loops.c's header and docs/auditing.md ("Loop timings").
  *
- * Invariants: a window never spans two timed calls (region 1, the call's
- * end, closes every open window of its variant); a window holds at most
- * `window` events, and an event of weight > 1 (a hoisted marker's) is a
- * window of its own.
+ * Invariants: a window is one timed call's events of one region (region
+ * 1, the call's end, closes every open window of its variant).  Why the
+ * call: the events within a call are not independent (a call runs in a
+ * fast or a slow stretch of the machine as a whole), and with chunks of a
+ * call as windows, A/A bakeoffs with a marker in the loop found
+ * differences of 5-18% between identical variants.
  */
 #include "loops.h"
 
@@ -19,13 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, int64_t window, const AuLoopCode *code)
+bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, const AuLoopCode *code)
 {
     memset(l, 0, sizeof *l);
     l->nvariants = nvariants;
     l->code = code;
     l->nregions = (int)npoints + 1;   /* region 1 (the call's end) and 2 + K */
-    l->window = window < 1 ? 1 : (uint32_t)window;
     l->r = calloc((size_t)l->nregions * (size_t)nvariants, sizeof *l->r);
     return l->r != NULL;
 }
@@ -69,8 +70,6 @@ bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weigh
         l->calls[k]++;
         for (int r = 1; r <= l->nregions; r++)
             close_window(sums(l, r, k));
-    } else if (weight > 1 || s->open_n >= l->window) {
-        close_window(s);   /* a hoisted event stands alone; a long call is cut */
     }
     return true;
 }
