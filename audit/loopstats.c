@@ -180,11 +180,10 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
     double alpha = cfg->alpha / (n - 1), m = log1p(cfg->min_effect);
     bool all_slower = true;
     out->confidence = 1;
-    AuCompare cmp[JIT_MAX_VARIANTS];
     for (int k = 0; k < n; k++) {
         if (k == b)
             continue;
-        AuCompare *c = &cmp[k];
+        AuCompare cmp, *c = &cmp;
         au_stats_compare(&e[k], &e[b], test, alpha, cfg->mixture, cfg->mixture_max, c);
         AuVariantResult *v = &out->v[k];
         v->rel = expm1(c->theta), v->rel_lo = expm1(c->lo), v->rel_hi = expm1(c->hi);

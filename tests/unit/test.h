@@ -99,6 +99,15 @@ typedef struct TestTunables {
     AuConfig au;
 } TestTunables;
 void test_tunables_init(TestTunables *t);
+/* Runs vm's program (stdin /dev/null): status, stdout and stderr captured
+ * (test_run_free frees them), or both discarded (test_run_quiet). */
+typedef struct TestRun {
+    int status;
+    char *out, *err;
+} TestRun;
+TestRun test_run_capture(Vm *vm, int argc, char **argv);
+void test_run_free(TestRun *r);
+int test_run_quiet(Vm *vm, int argc, char **argv);
 /* "name=value" into whichever tier's table has the name; false + err. */
 bool test_tunables_set(TestTunables *t, const char *assignment, VmError *err);
 

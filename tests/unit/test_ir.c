@@ -23,29 +23,13 @@
 
 /* ---- loading and running -------------------------------------------------- */
 
-/* Runs vm with stdout/stderr sent to /dev/null. */
-static int run_quiet(Vm *vm, int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2), nul = open("/dev/null", O_WRONLY);
-    dup2(nul, 1);
-    dup2(nul, 2);
-    int status = vm_run(vm, argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so), close(se), close(nul);
-    return status;
-}
 
 /* Assembles, links and runs src; NULL (and a failure) if it does not load. */
 static Vm *run_src(const char *src)
 {
     Vm *vm = test_load_tla(src, NULL);
     if (vm)
-        run_quiet(vm, 0, NULL);
+        test_run_quiet(vm, 0, NULL);
     return vm;
 }
 
@@ -500,7 +484,7 @@ TEST(ir_same_code_compares_the_code)
         CHECK(!ir_same_code(a, c));       /* big inlined in c */
         CHECK(!ir_same_code(c, a));
         /* a profile that changed since: other counts, the same code */
-        run_quiet(vm, 0, NULL);
+        test_run_quiet(vm, 0, NULL);
         IrFunc *d = compile(vm, "caller", &o40);
         if (d) {
             CHECK(d->blocks[0]->count != a->blocks[0]->count);
@@ -820,7 +804,7 @@ static void check_program(TestProgram *p, void *ctx)
     Vm *vm = test_link(m, &p->tun.vm, false);
     if (!vm)
         return;
-    run_quiet(vm, p->nargs, p->args);
+    test_run_quiet(vm, p->nargs, p->args);
     IrOptions variants[3];
     ir_options_default(&variants[0]);
     variants[1] = opts(1000, 6, 100000);
@@ -871,7 +855,7 @@ TEST(ir_cost_bound_kinds)
     Vm *vm = test_load_tl("bound.tl", src, NULL);
     if (!vm)
         return;
-    run_quiet(vm, 0, NULL);
+    test_run_quiet(vm, 0, NULL);
     IrOptions none = opts(40, 0, 400), some = opts(40, 3, 400);
     uint64_t b = 12345;
     IrFunc *f = compile(vm, "add3", &none);

@@ -26,58 +26,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* ---- running with captured output ----------------------------------------- */
-
-typedef struct Run {
-    int status;
-    char *out, *err;
-} Run;
-
-static char *slurp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    if (n < 0)
-        n = 0;
-    char *s = calloc(1, (size_t)n + 1);
-    rewind(f);
-    if (s && n && fread(s, 1, (size_t)n, f) != (size_t)n)
-        s[0] = 0;
-    return s;
-}
-
-static Run run_capture(Vm *vm, int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    FILE *o = tmpfile(), *e = tmpfile();
-    int so = dup(1), se = dup(2), in = dup(0), nul = open("/dev/null", O_RDONLY);
-    dup2(fileno(o), 1);
-    dup2(fileno(e), 2);
-    dup2(nul, 0);
-    Run r = {0};
-    r.status = vm_run(vm, argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    dup2(in, 0);
-    close(so), close(se), close(in), close(nul);
-    fseek(o, 0, SEEK_END);
-    fseek(e, 0, SEEK_END);
-    r.out = slurp(o);
-    r.err = slurp(e);
-    fclose(o);
-    fclose(e);
-    return r;
-}
-
-static void run_free(Run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
 /* Compiles m; installs the code when install.  Returns success. */
 /* Compiles m under the tunables t (NULL: the defaults) on this thread. */
 static bool compile_with(const TestTunables *t, VmMethod *m, const char *optset, bool install, VmError *err,
@@ -147,7 +95,7 @@ static void reset_globals(Vm *vm)
         memset(mod->gvals, 0, mod->nglobals * sizeof *mod->gvals);
 }
 
-static bool same_run(const Run *a, const Run *b, const char *label, int line)
+static bool same_run(const TestRun *a, const TestRun *b, const char *label, int line)
 {
     bool ok = true;
     if (a->status != b->status) {
@@ -167,18 +115,18 @@ static bool same_run(const Run *a, const Run *b, const char *label, int line)
 
 /* Interpreter run, then under each option set with every method compiled
  * (except `skip`); returns the interpreter's run for further checks. */
-static Run differential(Vm *vm, const char *skip, const char *label, int line, int argc, char **argv)
+static TestRun differential(Vm *vm, const char *skip, const char *label, int line, int argc, char **argv)
 {
-    Run ref = run_capture(vm, argc, argv);
+    TestRun ref = test_run_capture(vm, argc, argv);
     const char *sets[] = {"O0", "O2"};
     for (int s = 0; s < 2; s++) {
         reset_globals(vm);
         compile_all(vm, sets[s], skip, label);
-        Run got = run_capture(vm, argc, argv);
+        TestRun got = test_run_capture(vm, argc, argv);
         char l[160];
         snprintf(l, sizeof l, "%s [%s]", label, sets[s]);
         same_run(&ref, &got, l, line);
-        run_free(&got);
+        test_run_free(&got);
         restore_interp(vm);
     }
     return ref;
@@ -188,8 +136,8 @@ static Run differential(Vm *vm, const char *skip, const char *label, int line, i
     do {                                                                       \
         Vm *vm_ = test_load_tl("t.tl", src, NULL);                             \
         if (vm_) {                                                             \
-            Run r_ = differential(vm_, skip, __func__, __LINE__, 0, NULL);     \
-            run_free(&r_);                                                     \
+            TestRun r_ = differential(vm_, skip, __func__, __LINE__, 0, NULL);     \
+            test_run_free(&r_);                                                     \
             test_unload(vm_);                                                  \
         }                                                                      \
     } while (0)
@@ -284,12 +232,12 @@ TEST(jit_errors)
             continue;
         char label[64];
         snprintf(label, sizeof label, "error %zu", i);
-        Run r = differential(vm, NULL, label, __LINE__, 0, NULL);
+        TestRun r = differential(vm, NULL, label, __LINE__, 0, NULL);
         CHECK_INT(r.status, 1);
         CHECK_CONTAINS(r.err, "error: ");
         CHECK_CONTAINS(r.err, "at helper (t.tl:2)");
         CHECK_CONTAINS(r.err, "at main (t.tl:6)");
-        run_free(&r);
+        test_run_free(&r);
         test_unload(vm);
     }
 }
@@ -318,15 +266,15 @@ TEST(jit_error_in_inlined_callee)
     Vm *vm = test_load_tl("t.tl", src, NULL);
     if (!vm)
         return;
-    Run ref = run_capture(vm, 0, NULL);
+    TestRun ref = test_run_capture(vm, 0, NULL);
     CHECK_CONTAINS(ref.err, "at div (t.tl:3)\n  at mid (t.tl:6)\n  at main (t.tl:16)");
     /* only main compiled: div and mid are inlined into it */
     VmError err;
     reset_globals(vm);
     CHECK(compile_one(test_method(vm, "main"), "O2", true, &err, NULL));
-    Run got = run_capture(vm, 0, NULL);
+    TestRun got = test_run_capture(vm, 0, NULL);
     same_run(&ref, &got, "inlined error", __LINE__);
-    run_free(&got);
+    test_run_free(&got);
     /* mid inlined, div called from inside it (interpreted, then compiled):
      * the callee sees mid's synthetic frame */
     TestTunables depth1;
@@ -338,11 +286,11 @@ TEST(jit_error_in_inlined_callee)
         CHECK(compile_with(&depth1, test_method(vm, "main"), "O2", true, &err, NULL));
         if (k)
             CHECK(compile_one(test_method(vm, "div"), "O0", true, &err, NULL));
-        got = run_capture(vm, 0, NULL);
+        got = test_run_capture(vm, 0, NULL);
         same_run(&ref, &got, k ? "call from inlined code, compiled callee" : "call from inlined code", __LINE__);
-        run_free(&got);
+        test_run_free(&got);
     }
-    run_free(&ref);
+    test_run_free(&ref);
     restore_interp(vm);
     test_unload(vm);
 
@@ -359,9 +307,9 @@ TEST(jit_error_in_inlined_callee)
                        "}\n";
     vm = test_load_tl("t.tl", src2, NULL);
     if (vm) {
-        Run r = differential(vm, NULL, "inlined null receiver", __LINE__, 0, NULL);
+        TestRun r = differential(vm, NULL, "inlined null receiver", __LINE__, 0, NULL);
         CHECK_CONTAINS(r.err, "null dereference");
-        run_free(&r);
+        test_run_free(&r);
         test_unload(vm);
     }
 }
@@ -382,19 +330,19 @@ TEST(jit_deep_recursion_and_mixed_tiers)
     Vm *vm = test_load_tl("t.tl", src, NULL);
     if (!vm)
         return;
-    Run ref = run_capture(vm, 0, NULL);
+    TestRun ref = test_run_capture(vm, 0, NULL);
     CHECK_CONTAINS(ref.out, "10000\n");
     /* everything compiled, then b interpreted between compiled a's */
     const char *skips[] = {NULL, ",b,"};
     for (int k = 0; k < 2; k++) {
         reset_globals(vm);
         compile_all(vm, "O2", skips[k], "mixed");
-        Run got = run_capture(vm, 0, NULL);
+        TestRun got = test_run_capture(vm, 0, NULL);
         same_run(&ref, &got, k ? "a compiled, b interpreted" : "all compiled", __LINE__);
-        run_free(&got);
+        test_run_free(&got);
         restore_interp(vm);
     }
-    run_free(&ref);
+    test_run_free(&ref);
     test_unload(vm);
 }
 
@@ -490,19 +438,19 @@ TEST(jit_entry_abi)
      * and outermost frames, only the "... N more frames" count differs. */
     vm = test_load_tl("t.tl", "fn down(n: int): int { return 1 + down(n + 1); }\nfn main() { println(down(0)); }\n", NULL);
     if (vm) {
-        Run ref = run_capture(vm, 0, NULL);
+        TestRun ref = test_run_capture(vm, 0, NULL);
         const char *sets[] = {"O0", "O2"};
         for (int k = 0; k < 2; k++) {
             compile_all(vm, sets[k], NULL, "overflow");
-            Run got = run_capture(vm, 0, NULL);
+            TestRun got = test_run_capture(vm, 0, NULL);
             CHECK_INT(got.status, 1);
             CHECK(!strncmp(got.err, "error: stack overflow\n  at down (t.tl:1)\n", 40));
             const char *tail = strstr(got.err, "more frames\n");
             CHECK(tail && strstr(ref.err, tail));
-            run_free(&got);
+            test_run_free(&got);
             restore_interp(vm);
         }
-        run_free(&ref);
+        test_run_free(&ref);
         test_unload(vm);
     }
 }
@@ -530,9 +478,9 @@ TEST(jit_failed_compile_keeps_interpreter)
     CHECK(f->entry == vm_interp_entry);
     CHECK(!compile_one(f, "O7", true, &err, &r));
     CHECK_CONTAINS(err.msg, "unknown option set");
-    Run run = run_capture(vm, 0, NULL);
+    TestRun run = test_run_capture(vm, 0, NULL);
     CHECK_STR(run.out, "42\n");
-    run_free(&run);
+    test_run_free(&run);
     /* every named set compiles, both load routes work */
     const char *const sets[] = {"O0", "O1", "O2", "O3", "unroll", "vectorize", "novectorize", "size",
                                 "-O1 -fno-inline"};
@@ -544,9 +492,9 @@ TEST(jit_failed_compile_keeps_interpreter)
     test_tunables_init(&gccjit);
     CHECK(test_tunables_set(&gccjit, "jit.load=gccjit", &err));
     CHECK(compile_with(&gccjit, f, "O2", true, &err, &r));
-    run = run_capture(vm, 0, NULL);
+    run = test_run_capture(vm, 0, NULL);
     CHECK_STR(run.out, "42\n");
-    run_free(&run);
+    test_run_free(&run);
     restore_interp(vm);
     test_unload(vm);
 }
@@ -567,7 +515,7 @@ static void corpus_program(TestProgram *p, void *ctx)
     Vm *vm = test_link(m, &p->tun.vm, false);
     if (!vm)
         return;
-    Run ref = run_capture(vm, p->nargs, p->args);
+    TestRun ref = test_run_capture(vm, p->nargs, p->args);
     reset_globals(vm);
     for (uint32_t i = 0; i < m->nmethods; i++) {
         VmMethod *mm = &m->methods[i];
@@ -580,10 +528,10 @@ static void corpus_program(TestProgram *p, void *ctx)
             test_fail(__FILE__, __LINE__, "%s: %s: %s", p->path, mm->name, err.msg);
         }
     }
-    Run got = run_capture(vm, p->nargs, p->args);
+    TestRun got = test_run_capture(vm, p->nargs, p->args);
     same_run(&ref, &got, p->path, __LINE__);
-    run_free(&ref);
-    run_free(&got);
+    test_run_free(&ref);
+    test_run_free(&got);
     test_unload(vm);
 }
 
@@ -624,8 +572,8 @@ TEST(jit_latency)
             TestTunables route;
             test_tunables_init(&route);
             test_tunables_set(&route, routes[r], &err);
-            Run ref = run_capture(vm, 0, NULL);
-            run_free(&ref);
+            TestRun ref = test_run_capture(vm, 0, NULL);
+            test_run_free(&ref);
             for (uint32_t k = 0; k < m->nmethods && n < 512; k++) {
                 JitResult res;
                 if (!m->methods[k].code || !compile_with(&route, &m->methods[k], "O2", false, &err, &res))

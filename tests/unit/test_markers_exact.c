@@ -236,53 +236,6 @@ static void exact_free(Exact *x)
 
 /* ---- running a program ------------------------------------------------------ */
 
-typedef struct Run {
-    int status;
-    char *out, *err;
-} Run;
-
-static char *slurp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    char *s = calloc(1, n > 0 ? (size_t)n + 1 : 1);
-    rewind(f);
-    if (s && n > 0 && fread(s, 1, (size_t)n, f) != (size_t)n)
-        s[0] = 0;
-    return s;
-}
-
-static Run run_capture(Vm *vm, int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    FILE *o = tmpfile(), *e = tmpfile();
-    int so = dup(1), se = dup(2), in = dup(0), nul = open("/dev/null", O_RDONLY);
-    dup2(fileno(o), 1);
-    dup2(fileno(e), 2);
-    dup2(nul, 0);
-    Run r = {0};
-    r.status = vm_run(vm, argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    dup2(in, 0);
-    close(so), close(se), close(in), close(nul);
-    fseek(o, 0, SEEK_END);
-    fseek(e, 0, SEEK_END);
-    r.out = slurp(o);
-    r.err = slurp(e);
-    fclose(o);
-    fclose(e);
-    return r;
-}
-
-static void run_free(Run *r)
-{
-    free(r->out);
-    free(r->err);
-}
 
 /* What the interpreter's run left: each method's blocks and counts; the
  * counters compiled code leaves alone (branches, back edges: a change is
@@ -506,7 +459,7 @@ static int exact(const Prog *pg, const Config *cf, int ncf, bool report)
     char *argv[4];
     for (int a = 0; a < pg->nargs; a++)
         argv[a] = (char *)pg->args[a];
-    Run ref = run_capture(vm, pg->nargs, argv);
+    TestRun ref = test_run_capture(vm, pg->nargs, argv);
     Ref *r = reference(vm);
     int bad = 0;
     for (int c = 0; c < ncf; c++) {
@@ -527,7 +480,7 @@ static int exact(const Prog *pg, const Config *cf, int ncf, bool report)
             continue;
         }
         compile_rest(jit, vm, label);
-        Run got = run_capture(vm, pg->nargs, argv);
+        TestRun got = test_run_capture(vm, pg->nargs, argv);
         if (got.status != ref.status || (!pg->timed && strcmp(got.out, ref.out)) || strcmp(got.err, ref.err))
             test_fail(__FILE__, __LINE__, "%s: the run differs from the interpreter's: status %d/%d\n%.400s\n%.400s",
                       label, got.status, ref.status, got.out, got.err);
@@ -547,13 +500,13 @@ static int exact(const Prog *pg, const Config *cf, int ncf, bool report)
                     label, (unsigned long long)x.units, (unsigned long long)x.sites, x.nplans, x.ninlined, compared,
                     (unsigned long long)w, (unsigned long long)ev);
         }
-        run_free(&got);
+        test_run_free(&got);
         jit_free(jit);
         exact_free(&x);
     }
     back_to_interpreter(vm, r);
     reference_free(vm, r);
-    run_free(&ref);
+    test_run_free(&ref);
     test_unload(vm);
     return bad;
 }

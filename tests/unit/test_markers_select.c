@@ -201,22 +201,6 @@ static const char *sel_src =
     "  RETV\n"
     "end\n";
 
-/* Runs vm with stdout/stderr sent to /dev/null. */
-static int run_quiet(Vm *vm, int argc, char **argv)
-{
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2), nul = open("/dev/null", O_WRONLY);
-    dup2(nul, 1);
-    dup2(nul, 2);
-    int status = vm_run(vm, argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so), close(se), close(nul);
-    return status;
-}
 
 /* Assembles, links and runs sel_src; NULL (and a failure) if it does not
  * load. */
@@ -224,7 +208,7 @@ static Vm *run_sel(void)
 {
     Vm *vm = test_load_tla(sel_src, NULL);
     if (vm)
-        CHECK_INT(run_quiet(vm, 0, NULL), 0);
+        CHECK_INT(test_run_quiet(vm, 0, NULL), 0);
     return vm;
 }
 
@@ -693,7 +677,7 @@ static void plan_program(TestProgram *p, void *ctx)
     Vm *vm = test_link(m, &p->tun.vm, false);
     if (!vm)
         return;
-    run_quiet(vm, p->nargs, p->args);
+    test_run_quiet(vm, p->nargs, p->args);
     /* the defaults, then targets and distances that let several points in */
     MkTunables tuns[4];
     tuns[0] = tunables(0.05, 100);

@@ -8,6 +8,7 @@
 
 #include "ir.h"
 
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,4 +253,67 @@ bool test_tunables_set(TestTunables *t, const char *assignment, VmError *err)
     VmTunSet set = {{&vm_tun_group, &ir_tun_group, &jit_tun_group, &mk_tun_group, &au_tun_group},
                     {&t->vm, &t->ir, &t->jit, &t->mk, &t->au}, 5};
     return vm_tun_set(&set, assignment, err);
+}
+
+/* ---- running a program with its output captured or discarded -------------- */
+
+static char *slurp(FILE *f)
+{
+    fflush(f);
+    long n = ftell(f);
+    if (n < 0)
+        n = 0;
+    char *s = calloc(1, (size_t)n + 1);
+    rewind(f);
+    if (s && n && fread(s, 1, (size_t)n, f) != (size_t)n)
+        s[0] = 0;
+    return s;
+}
+
+TestRun test_run_capture(Vm *vm, int argc, char **argv)
+{
+    fflush(stdout);
+    fflush(stderr);
+    FILE *o = tmpfile(), *e = tmpfile();
+    int so = dup(1), se = dup(2), in = dup(0), nul = open("/dev/null", O_RDONLY);
+    dup2(fileno(o), 1);
+    dup2(fileno(e), 2);
+    dup2(nul, 0);
+    TestRun r = {0};
+    r.status = vm_run(vm, argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    dup2(in, 0);
+    close(so), close(se), close(in), close(nul);
+    fseek(o, 0, SEEK_END);
+    fseek(e, 0, SEEK_END);
+    r.out = slurp(o);
+    r.err = slurp(e);
+    fclose(o);
+    fclose(e);
+    return r;
+}
+
+void test_run_free(TestRun *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+int test_run_quiet(Vm *vm, int argc, char **argv)
+{
+    fflush(stdout);
+    fflush(stderr);
+    int so = dup(1), se = dup(2), nul = open("/dev/null", O_WRONLY);
+    dup2(nul, 1);
+    dup2(nul, 2);
+    int status = vm_run(vm, argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so), close(se), close(nul);
+    return status;
 }
