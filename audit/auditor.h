@@ -44,6 +44,8 @@ typedef struct AuBakeoff {
     bool hopeless;         /* when paused: it foresaw (it had enough samples to) no decision within
                             * the longest turn it could get, audit.extend's included; before() */
     bool ahead;            /* compiling or READY ahead (research.ahead): holds its slot, not counted in running */
+    bool beside;           /* sampling with loop timings: holds its policy slot, not counted in running,
+                            * never paused for turns (set_beside) */
     bool jit_queued;       /* sampling or paused: a method its variants call is queued or compiling
                             * in the JIT (mark_jit_queued, research.wait_jit): its samples until that
                             * install go at the restart; rotate(), yields(), before() */

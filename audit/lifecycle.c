@@ -391,9 +391,10 @@ static void release(AuAuditor *au, AuBakeoff *b)
     if (b->slot >= 0) {
         au->slots &= ~(1u << b->slot);
         b->slot = -1;
-        if (!b->ahead)
+        if (!b->ahead && !b->beside)
             au->running--;
     }
+    b->beside = false;
     if (au->ahead == b)
         au->ahead = NULL;
     b->ahead = false;
@@ -603,6 +604,24 @@ static bool begin_analysis(AuAuditor *au, AuBakeoff *b, int slot)
     return true;
 }
 
+/* Under mu: b, now sampling, with loop timings (research.beside) leaves
+ * audit.concurrent's count and the turns: it keeps its policy slot until
+ * it ends, while the slot it took in the count starts the next waiting
+ * bakeoff.  Why: such a method is called a few times in the whole run
+ * (that is why it has loop timings), its calls are spread over the run,
+ * and each one it misses while paused is lost for good; turns share
+ * frequently called methods' samples, which come back every turn.  Its
+ * sampling costs the program its markers' stubs, a call every
+ * markers.every events of its loops. */
+static void set_beside(AuAuditor *au, AuBakeoff *b)
+{
+    if (!au->cfg.beside || !b->d->loops || b->beside)
+        return;
+    b->beside = true;
+    au->running--;
+    pthread_cond_broadcast(&au->wake);
+}
+
 /* b's next turn (au_queue_take gave it its slot back): the same dispatcher
  * in place of the code it replaced, the analysis's clock running.  Mu not
  * held. */
@@ -627,6 +646,7 @@ static void resume(AuAuditor *au, AuBakeoff *b)
         b->turn_start = au_since(au);
         b->extra = 0;
         event(au, b, AU_EV_RESUMED);
+        set_beside(au, b);
     }
     pthread_mutex_unlock(&au->mu);
 }
@@ -815,6 +835,7 @@ static void install(AuAuditor *au, AuBakeoff *b)
     b->rec.t_sampling = b->turn_start = au_since(au);
     b->rec.turns = 1;
     event(au, b, AU_EV_SAMPLING);
+    set_beside(au, b);
 }
 
 /* b, given a slot by au_queue_take: compiled (unless READY) and installed; a
@@ -1054,7 +1075,7 @@ static void rotate(AuAuditor *au)
         AuBakeoff *b = au->bakes[i];
         /* a decision waiting for its confirmation is let finish: paused, it
          * would wait for its samples a whole round of turns */
-        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || b->rec.result.confirming)
+        if (b->rec.phase != AU_PHASE_SAMPLING || !b->aid || b->rec.result.confirming || b->beside)
             continue;
         double ran = now - b->turn_start;
         bool over = ran >= au->cfg.quantum * (1 + b->extra);

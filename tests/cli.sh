@@ -848,6 +848,21 @@ if grep -q '"timing":"markers"' "$D/loops.json" && grep -q '"markers":\[{"point"
 else
     echo "FAIL loops-stats: $(grep -o '"timing":[^,]*,"timing_reason":[^,]*' "$D/loops.json" | head -2)"
 fi
+# two such methods called in turn sample at once (research.beside): each
+# decides -O2 within a run that ends before turns could serve them both
+both=0
+for i in 1 2 3; do
+    "${LOOPY_RUN[@]}" -X audit.timing=markers run tests/fixtures/loops/two-loops.tl 40 300 >"$D/out" 2>&1 </dev/null
+    if grep -q 'audit: decided #[12] smooth .*outcome=winner winner=-O2' "$D/out" &&
+        grep -q 'audit: decided #[12] mix .*outcome=winner winner=-O2' "$D/out"; then
+        both=1 && break
+    fi
+done
+if ((both)); then
+    echo "PASS loops-beside-both-decide"
+else
+    echo "FAIL loops-beside-both-decide (3 runs): $(excerpt "$D/out")"
+fi
 # method timings said so: the reason is in the statistics
 "${LOOPY_RUN[@]}" -X audit.timing=method --stats="$D/loops.json" run $LOOPY 300 10 >/dev/null 2>&1 </dev/null
 check loops-method-reason 0 '"timing":"method","timing_reason":"audit.timing=method"' -- cat "$D/loops.json"
