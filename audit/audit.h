@@ -413,6 +413,7 @@ void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
 
 double au_normal_cdf(double z);
 double au_normal_quantile(double p);       /* 0 < p < 1 */
+double au_t_quantile(double p, double df); /* Student's t, df > 0 */
 
 /* ---- per-thread sample buffers (samples.c) ------------------------------- */
 

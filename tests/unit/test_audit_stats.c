@@ -110,6 +110,25 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* ---- normal distribution ------------------------------------------------ */
+TEST(audit_t_quantile)
+{
+    /* table values */
+    CHECK(sim_near(au_t_quantile(0.975, 1), 12.7062047, 1e-6));
+    CHECK(sim_near(au_t_quantile(0.975, 2), 4.30265273, 1e-6));
+    CHECK(sim_near(au_t_quantile(0.995, 3), 5.84090931, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.995, 4), 4.60409487, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.975, 5), 2.57058184, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.9995, 5), 6.86882663, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.995, 10), 3.16927267, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.975, 30), 2.04227246, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.025, 5), -2.57058184, 1e-3));
+    CHECK(sim_near(au_t_quantile(0.995, 1e9), au_normal_quantile(0.995), 1e-9));
+    /* real df between integers: between their quantiles */
+    double q = au_t_quantile(0.995, 3.5);
+    CHECK(q < au_t_quantile(0.995, 3) && q > au_t_quantile(0.995, 4));
+    CHECK(isnan(au_t_quantile(0.5, 0)) && isnan(au_t_quantile(1, 3)));
+}
+
 
 TEST(audit_normal)
 {
