@@ -301,7 +301,8 @@ bool au_analysis_loops(AuAnalysis *a, uint32_t id, const AuLoopCode *code)
     pthread_mutex_lock(&a->lock);
     int i = find(a, id);
     Bakeoff *b = i >= 0 ? a->bakeoffs[i] : NULL;
-    bool ok = b && !b->loops && au_loops_init(&b->regions, b->st.nvariants, code->npoints, code);
+    bool ok = b && !b->loops && code->nvariants == b->st.nvariants &&
+              au_loops_init(&b->regions, b->st.nvariants, code->nparts / code->nvariants, code->npoints, code);
     if (ok) {
         b->loops = true;
         b->every = 1;   /* a rarely called method: every call timed */
@@ -525,8 +526,8 @@ static void route(void *ctx, const AuSample *s)
      * and a loop timing's region above it */
     uint32_t n = (uint32_t)b->st.nvariants, arm = AU_SAMPLE_PART(s->variant), region = AU_SAMPLE_REGION(s->variant);
     if (region) {
-        if (!b->loops || arm >= n * JIT_MAX_COPIES ||
-            !au_loops_add(&b->regions, (int)(arm % n), (int)region, s->cycles, s->weight)) {
+        if (!b->loops || arm >= n * (uint32_t)b->regions.ncopies ||
+            !au_loops_add(&b->regions, (int)arm, (int)region, s->cycles, s->weight)) {
             a->counters.invalid++;
             return;
         }

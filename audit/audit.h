@@ -318,7 +318,7 @@ typedef struct AuResult {
     int32_t sample_every;      /* its sampling rate at this look (analysis.c; 0 from au_stats_test) */
     bool futile;               /* a timeout before the budget: it could not decide within it */
     bool placement;            /* futile because a variant's copies are further apart than the
-                                * variants, past doubt (copies_apart in stats.c) */
+                                * variants, past doubt (au_stats_copies_apart) */
     bool between;              /* futile because the difference lies between audit.equivalence
                                 * and audit.min_effect: only a timeout is left (stats.c) */
     bool no_winner;            /* futile because no variant can be a winner (stats.c:
@@ -410,6 +410,14 @@ AuOutcome au_stats_confirm(AuConfirm *c, const AuStats *st, const AuConfig *cfg,
 /* The comparison behind au_stats_test, at level alpha (already corrected). */
 void au_stats_compare(const AuEstimate *a, const AuEstimate *b, AuTest test,
                       double alpha, double mixture, double mixture_max, AuCompare *out);
+/* The copy rule on a look's r->v[].copy_samples and copy_mean (stats.c;
+ * docs/auditing.md, "The copy rule"): whether k is slower than b on every
+ * copy by more than margin and than the copies' gaps spread (true without
+ * a second copy); and whether that fails past doubt (PLACEMENT_Z standard
+ * errors, from e[x].var_mean for copy c's share e[x].n / copy_samples[c]
+ * of x's samples: both must count the same unit). */
+bool au_stats_copies_agree(const AuResult *r, int k, int b, double margin);
+bool au_stats_copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, double margin);
 
 double au_normal_cdf(double z);
 double au_normal_quantile(double p);       /* 0 < p < 1 */

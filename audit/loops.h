@@ -84,8 +84,8 @@ bool au_loops_rewrite(void *ctx, int part, const char *text, size_t len, VmBuf *
 
 /* ---- the analysis thread's side ------------------------------------------ */
 
-/* One region of one variant: sums over complete windows (one per timed
- * call) of (C, W). */
+/* One region of one part (copy c of variant k): sums over complete
+ * windows (one per timed call) of (C, W). */
 typedef struct AuRegionSums {
     uint64_t events, windows;
     double weight;             /* Σ weights of its events */
@@ -95,23 +95,29 @@ typedef struct AuRegionSums {
 } AuRegionSums;
 
 typedef struct AuLoops {
-    int nvariants, nregions;   /* regions 1 .. nregions */
+    int nvariants, ncopies, nregions;   /* parts c·N + k, c < ncopies; regions 1 .. nregions */
     const AuLoopCode *code;    /* the exact counts n_r come from (NULL: the events received) */
-    uint64_t calls[JIT_MAX_VARIANTS];   /* timed calls ended (region 1's events) */
-    AuRegionSums *r;           /* [(region − 1) · nvariants + k] */
+    uint64_t calls[JIT_MAX_VARIANTS * JIT_MAX_COPIES];   /* timed calls ended per part (region 1's events) */
+    AuRegionSums *r;           /* [(region − 1) · nparts + part] */
 } AuLoops;
 
-bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, const AuLoopCode *code);
+/* False on nvariants outside 1..JIT_MAX_VARIANTS, ncopies outside
+ * 1..JIT_MAX_COPIES, or no memory. */
+bool au_loops_init(AuLoops *l, int nvariants, int ncopies, uint32_t npoints, const AuLoopCode *code);
 void au_loops_free(AuLoops *l);
-/* One event of variant k (copies merged) in region ≥ 1; false if invalid. */
-bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight);
-/* Variant k's cost per invocation μ_k and its variance; false until every
- * region a call reached has two windows of k.  *windows: the effective
- * windows behind the variance (Welch–Satterthwaite degrees of freedom + 1:
- * the regions' windows, each weighted by its share of the variance). */
-bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *windows);
-/* One look, as au_stats_test: winner, no-difference or (at the wall-time
- * budget) timeout, on the per-invocation estimates. */
+/* One event of part c·N + k in region ≥ 1; false if invalid.  Region 1
+ * (the call's end) closes the part's windows. */
+bool au_loops_add(AuLoops *l, int part, int region, uint64_t cycles, uint32_t weight);
+/* Variant k's cost per invocation μ_k and its variance, on copy c of its
+ * code, or its copies merged (c = −1); false until every region a call
+ * reached has two windows of them.  e->n: their timed calls.  *windows:
+ * the effective windows behind the variance (Welch–Satterthwaite degrees
+ * of freedom + 1: the regions' windows, each weighted by its share of the
+ * variance). */
+bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *windows);
+/* One look, as au_stats_test: winner (with the copy rule), no-difference
+ * or timeout (at the wall-time budget, or sequential: placement), on the
+ * per-invocation estimates. */
 AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out);
 
 #endif

@@ -1,19 +1,23 @@
 /* audit/loopstats.c — loop timings' statistics: the events of one
- * bakeoff's timed calls by region and variant, the per-invocation cost
- * estimate per variant, and the look that decides on it (au_loops_test,
- * the counterpart of au_stats_test for bakeoffs with code markers).
+ * bakeoff's timed calls by region and part, the per-invocation cost
+ * estimate per variant (its copies merged, or per copy), and the look
+ * that decides on it (au_loops_test, the counterpart of au_stats_test
+ * for bakeoffs with code markers, copy rule included).
  *
- * Input: events (variant k, region ≥ 1, cycles, weight) in each thread's
- * order, as the analysis thread routes them.  Output: AuEstimate per
- * variant and an AuResult per look.  The estimator and its assumptions
- * are in audit/loops.c's header and docs/auditing.md ("Loop timings").
+ * Input: events (part c·N + k: copy c of variant k, region ≥ 1, cycles,
+ * weight) in each thread's order, as the analysis thread routes them.
+ * Output: AuEstimate per variant and per copy, and an AuResult per look.
+ * The estimator and its assumptions are in audit/loops.c's header and
+ * docs/auditing.md ("Loop timings").
  *
  * Invariants: a window is one timed call's events of one region (region
- * 1, the call's end, closes every open window of its variant).  Why the
- * call: the events within a call are not independent (a call runs in a
- * fast or a slow stretch of the machine as a whole), and with chunks of a
- * call as windows, A/A bakeoffs with a marker in the loop found
- * differences of 5-18% between identical variants.
+ * 1, the call's end, closes every open window of its part: a call runs
+ * one part).  Why the call: the events within a call are not independent
+ * (a call runs in a fast or a slow stretch of the machine as a whole),
+ * and with chunks of a call as windows, A/A bakeoffs with a marker in the
+ * loop found differences of 5-18% between identical variants.  Sums are
+ * kept per part and added up to merge copies, so both estimates come
+ * from one estimator.
  */
 #include "loops.h"
 
@@ -21,13 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool au_loops_init(AuLoops *l, int nvariants, uint32_t npoints, const AuLoopCode *code)
+bool au_loops_init(AuLoops *l, int nvariants, int ncopies, uint32_t npoints, const AuLoopCode *code)
 {
     memset(l, 0, sizeof *l);
+    if (nvariants < 1 || nvariants > JIT_MAX_VARIANTS || ncopies < 1 || ncopies > JIT_MAX_COPIES)
+        return false;
     l->nvariants = nvariants;
+    l->ncopies = ncopies;
     l->code = code;
     l->nregions = (int)npoints + 1;   /* region 1 (the call's end) and 2 + K */
-    l->r = calloc((size_t)l->nregions * (size_t)nvariants, sizeof *l->r);
+    l->r = calloc((size_t)l->nregions * (size_t)(nvariants * ncopies), sizeof *l->r);
     return l->r != NULL;
 }
 
@@ -37,9 +44,9 @@ void au_loops_free(AuLoops *l)
     memset(l, 0, sizeof *l);
 }
 
-static AuRegionSums *sums(AuLoops *l, int region, int k)
+static AuRegionSums *sums(const AuLoops *l, int region, int part)
 {
-    return &l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k];
+    return &l->r[(size_t)(region - 1) * (size_t)(l->nvariants * l->ncopies) + (size_t)part];
 }
 
 static void close_window(AuRegionSums *s)
@@ -56,22 +63,41 @@ static void close_window(AuRegionSums *s)
     s->open_n = 0;
 }
 
-bool au_loops_add(AuLoops *l, int k, int region, uint64_t cycles, uint32_t weight)
+bool au_loops_add(AuLoops *l, int part, int region, uint64_t cycles, uint32_t weight)
 {
-    if (k < 0 || k >= l->nvariants || region < 1 || region > l->nregions || !weight)
+    if (part < 0 || part >= l->nvariants * l->ncopies || region < 1 || region > l->nregions || !weight)
         return false;
-    AuRegionSums *s = sums(l, region, k);
+    AuRegionSums *s = sums(l, region, part);
     s->events++;
     s->open_c += (double)cycles;
     s->open_w += weight;
     s->open_n++;
     s->weight += weight;
-    if (region == 1) {   /* the call's end: every window of the variant closes */
-        l->calls[k]++;
+    if (region == 1) {   /* the call's end: every window of the part closes */
+        l->calls[part]++;
         for (int r = 1; r <= l->nregions; r++)
-            close_window(sums(l, r, k));
+            close_window(sums(l, r, part));
     }
     return true;
+}
+
+/* Variant k's complete windows of region r on copy c, or on its copies
+ * (c < 0): the sums are additive, so merged copies are their sum. */
+static AuRegionSums variant_sums(const AuLoops *l, int r, int k, int c)
+{
+    AuRegionSums m = {0};
+    for (int i = c < 0 ? 0 : c; i < (c < 0 ? l->ncopies : c + 1); i++) {
+        const AuRegionSums *s = sums(l, r, i * l->nvariants + k);
+        m.events += s->events;
+        m.windows += s->windows;
+        m.weight += s->weight;
+        m.sc += s->sc;
+        m.sw += s->sw;
+        m.scc += s->scc;
+        m.sww += s->sww;
+        m.scw += s->scw;
+    }
+    return m;
 }
 
 /* n_r: the region's source-level weight per timed call, over every
@@ -91,34 +117,37 @@ static double per_call(const AuLoops *l, int region)
         return calls > 0 ? total / calls : 0;
     }
     double w = 0, calls = 0;
-    for (int k = 0; k < l->nvariants; k++) {
-        w += l->r[(size_t)(region - 1) * (size_t)l->nvariants + (size_t)k].weight;
-        calls += (double)l->calls[k];
+    for (int p = 0; p < l->nvariants * l->ncopies; p++) {
+        w += sums(l, region, p)->weight;
+        calls += (double)l->calls[p];
     }
     return calls > 0 ? w / calls : 0;
 }
 
-bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *windows)
+bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *windows)
 {
     memset(e, 0, sizeof *e);
+    if (k < 0 || k >= l->nvariants || c < -1 || c >= l->ncopies)
+        return false;
     double mean = 0, var = 0, df_den = 0;
-    uint64_t events = 0;
+    uint64_t calls = 0;
     bool any = false;
     for (int r = 1; r <= l->nregions; r++) {
-        const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)l->nvariants + (size_t)k];
-        double n = per_call(l, r);
+        AuRegionSums s = variant_sums(l, r, k, c);
+        double n = per_call(l, r);   /* every copy's: the copies compared at one workload */
         if (!(n > 0))
             continue;   /* a region no call reached */
-        if (s->windows < 2 || !(s->sw > 0))
+        if (s.windows < 2 || !(s.sw > 0))
             return false;
-        double R = s->sc / s->sw, J = (double)s->windows;
+        double R = s.sc / s.sw, J = (double)s.windows;
         /* Σ (C_j − R·W_j)², expanded */
-        double ss = s->scc - 2 * R * s->scw + R * R * s->sww;
-        double v = n * n * (ss > 0 ? ss : 0) * J / (J - 1) / (s->sw * s->sw);
+        double ss = s.scc - 2 * R * s.scw + R * R * s.sww;
+        double v = n * n * (ss > 0 ? ss : 0) * J / (J - 1) / (s.sw * s.sw);
         mean += n * R;
         var += v;
         df_den += v * v / (J - 1);
-        events += s->events;
+        if (r == 1)
+            calls = s.windows;
         any = true;
     }
     if (!any || !(mean > 0))
@@ -127,7 +156,7 @@ bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *windows
      * variance, each region's by its windows, weighted by its share */
     double df = df_den > 0 ? var * var / df_den : 1e9;
     var *= df > 2 ? df / (df - 2) : INFINITY;
-    e->n = events;
+    e->n = calls;   /* the unit of the copy rule's shares (au_stats_copies_apart) */
     e->windows = (uint64_t)(df + 1);
     e->mean = mean;
     e->var_mean = var;
@@ -137,6 +166,13 @@ bool au_loops_estimate(const AuLoops *l, int k, AuEstimate *e, uint64_t *windows
     return true;
 }
 
+/* A look (au_stats_test's rules on μ): a winner b needs every other
+ * variant shown slower by more than min_effect and, with copies, on every
+ * copy's μ by the copy rule (au_stats_copies_agree; the oracle does not
+ * apply it); the sequential test ends a bakeoff the rule blocks past
+ * doubt (au_stats_copies_apart) as a futile timeout, `placement`.  The
+ * copy rule's unit is the timed call: copy_samples are a copy's calls,
+ * as e[k].n are the variant's. */
 AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out)
 {
     int n = l->nvariants;
@@ -147,18 +183,25 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
     out->nvariants = n;
     out->best = out->runner_up = -1;
     bool wall = cfg->timeout > 0 && elapsed >= cfg->timeout;
+    bool seq = test == AU_TEST_SEQUENTIAL && !cfg->oracle;
     uint64_t few = UINT64_MAX;
     bool ready = true;
     for (int k = 0; k < n; k++) {
         uint64_t w = 0;
         AuVariantResult *v = &out->v[k];
         for (int r = 1; r <= l->nregions; r++) {
-            const AuRegionSums *s = &l->r[(size_t)(r - 1) * (size_t)n + (size_t)k];
-            v->received += s->events;
-            v->weight += s->weight;
+            AuRegionSums s = variant_sums(l, r, k, -1);
+            v->received += s.events;
+            v->weight += s.weight;
         }
         v->samples = v->received;
-        if (!au_loops_estimate(l, k, &e[k], &w)) {
+        for (int c = 0; c < l->ncopies; c++) {
+            AuEstimate ec;
+            uint64_t wc;
+            v->copy_samples[c] = l->calls[c * n + k];
+            v->copy_mean[c] = au_loops_estimate(l, k, c, &ec, &wc) ? ec.mean : 0;
+        }
+        if (!au_loops_estimate(l, k, -1, &e[k], &w)) {
             ready = false;
             few = 0;
             continue;
@@ -178,7 +221,7 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
             b = k;
     out->best = b;
     double alpha = cfg->alpha / (n - 1), m = log1p(cfg->min_effect);
-    bool all_slower = true;
+    bool all_slower = true, apart = false, withheld = false;
     out->confidence = 1;
     for (int k = 0; k < n; k++) {
         if (k == b)
@@ -188,6 +231,11 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
         AuVariantResult *v = &out->v[k];
         v->rel = expm1(c->theta), v->rel_lo = expm1(c->lo), v->rel_hi = expm1(c->hi);
         v->slower = test == AU_TEST_PAPER ? c->confidence >= 1 - cfg->alpha && c->theta > m : c->lo > m;
+        if (v->slower && !cfg->oracle && !au_stats_copies_agree(out, k, b, cfg->copy_margin)) {
+            v->slower = false;
+            withheld = true;
+            apart |= seq && au_stats_copies_apart(out, e, k, b, cfg->copy_margin);
+        }
         all_slower &= v->slower;
         if (out->runner_up < 0 || c->confidence < out->confidence) {
             out->runner_up = k;
@@ -195,6 +243,8 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
             out->rel = expm1(-c->theta), out->rel_lo = expm1(-c->hi), out->rel_hi = expm1(-c->lo);
         }
     }
+    if (seq)
+        out->foresight.withheld = withheld;
     if (all_slower) {
         out->outcome = AU_WINNER;
         out->install = b;
@@ -216,7 +266,10 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
             return out->outcome;
         }
     }
-    if (wall)
+    /* the copies apart past doubt: more calls would only confirm it */
+    if (apart && !wall)
+        out->futile = out->placement = true;
+    if (wall || out->futile)
         out->outcome = AU_TIMEOUT;
     return out->outcome;
 }

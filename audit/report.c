@@ -199,7 +199,7 @@ static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
     fputs("],\"copy_mean_cycles\":[", f);
     for (int c = 0; c < copies; c++) {
         fputs(c ? "," : "", f);
-        json_num(f, known && v->copy_samples[c] ? v->copy_mean[c] : NAN);
+        json_num(f, known && v->copy_samples[c] && v->copy_mean[c] > 0 ? v->copy_mean[c] : NAN);   /* loop timings: 0 until estimable */
     }
     fputs("]", f);
     /* relative to the best: 0 for the best itself, null before a best */

@@ -1011,7 +1011,7 @@ static double gap_spread(const AuResult *r, int k, int b)
  * place, and by more than the places moved it; one of placement, at
  * one: a copy slowed where it was loaded moves the gap of its copy alone.  Only removes
  * decisions: α is unchanged. */
-static bool copies_agree(const AuResult *r, int k, int b, double margin)
+bool au_stats_copies_agree(const AuResult *r, int k, int b, double margin)
 {
     if (!r->v[k].copy_samples[1] || !r->v[b].copy_samples[1])
         return true;
@@ -1035,17 +1035,18 @@ static double copy_var(const AuResult *r, const AuEstimate *e, int x, int c)
     return e[x].var_mean / (e[x].mean * e[x].mean) * (double)e[x].n / (double)v->copy_samples[c];
 }
 
-/* Whether copies_agree() fails for k against b by more than PLACEMENT_Z
- * standard errors on some copy: the variants' difference moved with the
- * place of their code by more than it is, and more samples would only
- * confirm it, since where a copy was loaded does not change while it
- * runs.  Such a bakeoff can never have a winner, and riding its turns
- * (audit.extend foresees the interval alone) would hold the slot for
- * seconds (docs/auditing.md, "Copies apart").  Z is large because it is judged at every look: a
- * block at the edge must not end a bakeoff by crossing it once. */
+/* Whether au_stats_copies_agree() fails for k against b by more than
+ * PLACEMENT_Z standard errors on some copy: the variants' difference
+ * moved with the place of their code by more than it is, and more
+ * samples would only confirm it, since where a copy was loaded does not
+ * change while it runs.  Such a bakeoff can never have a winner, and
+ * riding its turns (audit.extend foresees the interval alone) would hold
+ * the slot for seconds (docs/auditing.md, "Copies apart").  Z is large
+ * because it is judged at every look: a block at the edge must not end a
+ * bakeoff by crossing it once. */
 enum { PLACEMENT_Z = 5 };
 
-static bool copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, double margin)
+bool au_stats_copies_apart(const AuResult *r, const AuEstimate *e, int k, int b, double margin)
 {
     if (!(margin > 0) || !r->v[k].copy_samples[1] || !r->v[b].copy_samples[1])
         return false;
@@ -1175,14 +1176,14 @@ static bool equivalent(const AuStats *st, AuTest test, const AuEstimate *e, cons
  *   says nothing about the variants' code;
  *   With audit.copies, online: also on every pairing of b's copies with
  *   k's, by more than copy_margin and than either one's copies differ
- *   (copies_agree);
+ *   (au_stats_copies_agree);
  * - no-difference (sequential and oracle only): the default (variant 0) is
  *   not shown slower than b, and for every other k the interval of
  *   mean_k/mean_0 − 1 lies inside ±equivalence or above 0 (k slower than
  *   the default) — installing the default then costs less than the margin;
  * - timeout: otherwise, once every variant has max_samples, or elapsed ≥
  *   timeout, or (sequential) sooner when too_slow() or futile() says it
- *   cannot decide within that budget, copies_apart() that no budget
+ *   cannot decide within that budget, au_stats_copies_apart() that no budget
  *   would do (placement), no_winner_left() and default_beaten() that
  *   only a timeout is left (between), or, from au_rate_judged_from() of
  *   sampling on (research.no_winner), no_winner_left() alone: a
@@ -1222,7 +1223,7 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
             b = k;
     out->best = b;
     /* every variant against the best */
-    bool all_slower = true, apart = false;   /* apart: copies_apart() for some k */
+    bool all_slower = true, apart = false;   /* apart: au_stats_copies_apart() for some k */
     bool withheld = false;                   /* the copy rule withheld some k's "slower" */
     AuCompare least = {0};
     out->confidence = 1;
@@ -1236,10 +1237,10 @@ AuOutcome au_stats_test(const AuStats *st, AuTest test, double elapsed, AuResult
         double m = log1p(cfg->min_effect);
         vr->slower = test == AU_TEST_PAPER && !cfg->oracle ? c.confidence >= 1 - cfg->alpha && c.theta > m
                                                             : c.lo > m;
-        if (vr->slower && !cfg->oracle && !copies_agree(out, k, b, cfg->copy_margin)) {
+        if (vr->slower && !cfg->oracle && !au_stats_copies_agree(out, k, b, cfg->copy_margin)) {
             vr->slower = false;
             withheld = true;
-            apart |= seq && copies_apart(out, e, k, b, cfg->copy_margin);
+            apart |= seq && au_stats_copies_apart(out, e, k, b, cfg->copy_margin);
         }
         if (!vr->slower)
             all_slower = false;

@@ -2,7 +2,8 @@
  * the per-invocation estimate from marker events on synthetic calls, with
  * markers that stayed in the loop (an event per iteration) and markers gcc
  * hoisted (one event of weight n per call), a known difference decided,
- * A/A streams never given a winner.  Fixed seeds: every run checks the
+ * A/A streams never given a winner, and the copy rule: a difference of
+ * one copy (placement) never a winner.  Fixed seeds: every run checks the
  * same numbers.
  */
 #include "audit.h"
@@ -25,23 +26,24 @@ static double noise(AuRng *r, double s)
     return 1 + s * (2 * au_rng_double(r) - 1);
 }
 
-/* One timed call of variant k: `iters` iterations of `per_iter` cycles
+/* One timed call of part c·N + k (copy c of variant k; with one copy,
+ * variant k): `iters` iterations of `per_iter` cycles
  * (noise 20%) after `pre` cycles of set-up; hoisted: one event of weight
  * iters at the loop's end (its region holds the set-up too), else one
  * event per iteration (the first holds the set-up); then the call's end,
  * `post` cycles. */
-static void call(AuLoops *l, AuRng *r, int k, bool hoisted, uint32_t iters, double pre, double per_iter, double post)
+static void call(AuLoops *l, AuRng *r, int part, bool hoisted, uint32_t iters, double pre, double per_iter, double post)
 {
     if (hoisted) {
         double c = pre;
         for (uint32_t i = 0; i < iters; i++)
             c += per_iter * noise(r, 0.2);
-        CHECK(au_loops_add(l, k, 2, (uint64_t)llround(c), iters));
+        CHECK(au_loops_add(l, part, 2, (uint64_t)llround(c), iters));
     } else {
         for (uint32_t i = 0; i < iters; i++)
-            CHECK(au_loops_add(l, k, 2, (uint64_t)llround((i ? 0 : pre) + per_iter * noise(r, 0.2)), 1));
+            CHECK(au_loops_add(l, part, 2, (uint64_t)llround((i ? 0 : pre) + per_iter * noise(r, 0.2)), 1));
     }
-    CHECK(au_loops_add(l, k, 1, (uint64_t)(post * noise(r, 0.2)), 1));
+    CHECK(au_loops_add(l, part, 1, (uint64_t)(post * noise(r, 0.2)), 1));
 }
 
 TEST(audit_loops_estimate_hoisted_or_not)
@@ -51,7 +53,7 @@ TEST(audit_loops_estimate_hoisted_or_not)
     AuLoops l;
     AuRng r;
     au_rng_seed(&r, 7);
-    CHECK(au_loops_init(&l, 2, 1, NULL));
+    CHECK(au_loops_init(&l, 2, 1, 1, NULL));
     for (int c = 0; c < 20; c++) {
         call(&l, &r, 0, false, 5000, 3000, 40, 500);
         call(&l, &r, 1, true, 5000, 3000, 40, 500);
@@ -60,13 +62,13 @@ TEST(audit_loops_estimate_hoisted_or_not)
     for (int k = 0; k < 2; k++) {
         AuEstimate e;
         uint64_t few = 0;
-        CHECK(au_loops_estimate(&l, k, &e, &few));
+        CHECK(au_loops_estimate(&l, k, -1, &e, &few));
         CHECK(fabs(e.mean / want - 1) < 0.01);
         CHECK(e.var_mean > 0);
     }
     AuEstimate e1;
     uint64_t w1;
-    au_loops_estimate(&l, 1, &e1, &w1);
+    au_loops_estimate(&l, 1, -1, &e1, &w1);
     CHECK(w1 >= 19 && w1 <= 21);   /* a hoisted event is a window of its own: one per call, ~20 df */
     au_loops_free(&l);
 }
@@ -80,7 +82,7 @@ TEST(audit_loops_decides_few_calls)
         AuLoops l;
         AuRng r;
         au_rng_seed(&r, 11 + (uint64_t)hoisted);
-        CHECK(au_loops_init(&l, 2, 1, NULL));
+        CHECK(au_loops_init(&l, 2, 1, 1, NULL));
         AuResult res;
         for (int c = 0; c < 12; c++) {
             call(&l, &r, 0, false, 20000, 2000, 50, 300);
@@ -102,7 +104,7 @@ TEST(audit_loops_too_few_calls_wait)
     AuLoops l;
     AuRng r;
     au_rng_seed(&r, 3);
-    CHECK(au_loops_init(&l, 2, 1, NULL));
+    CHECK(au_loops_init(&l, 2, 1, 1, NULL));
     for (int c = 0; c < AU_LOOPS_MIN_WINDOWS - 1; c++) {
         call(&l, &r, 0, true, 1000, 100, 50, 100);
         call(&l, &r, 1, true, 1000, 100, 10, 100);
@@ -125,7 +127,7 @@ TEST(audit_loops_aa_no_winner)
         AuLoops l;
         AuRng r;
         au_rng_seed(&r, 1000 + (uint64_t)t);
-        CHECK(au_loops_init(&l, 2, 1, NULL));
+        CHECK(au_loops_init(&l, 2, 1, 1, NULL));
         for (int c = 0; c < 30; c++) {
             call(&l, &r, 0, false, 400, 500, 40, 200);
             call(&l, &r, 1, t % 2 == 0, 400, 500, 40, 200);
@@ -144,7 +146,7 @@ TEST(audit_loops_aa_no_winner)
     AuLoops l;
     AuRng r;
     au_rng_seed(&r, 99);
-    CHECK(au_loops_init(&l, 2, 1, NULL));
+    CHECK(au_loops_init(&l, 2, 1, 1, NULL));
     AuOutcome o = AU_RUNNING;
     int c = 0;
     for (; c < 3000 && o == AU_RUNNING; c++) {
@@ -163,7 +165,7 @@ TEST(audit_loops_regions_weighted_by_counts)
      * region 3 10 times at 1000; the call's cost is their sum weighted by
      * the counts, whatever the order of events */
     AuLoops l;
-    CHECK(au_loops_init(&l, 2, 2, NULL));
+    CHECK(au_loops_init(&l, 2, 1, 2, NULL));
     for (int c = 0; c < 10; c++)
         for (int k = 0; k < 2; k++) {
             for (int i = 0; i < 100; i++)
@@ -173,9 +175,9 @@ TEST(audit_loops_regions_weighted_by_counts)
         }
     AuEstimate e;
     uint64_t few;
-    CHECK(au_loops_estimate(&l, 0, &e, &few));
+    CHECK(au_loops_estimate(&l, 0, -1, &e, &few));
     CHECK(fabs(e.mean - (100 * 11 + 10 * 1000.45 + 50)) < 2);
-    CHECK(!au_loops_add(&l, 2, 2, 1, 1));   /* no variant 2 */
+    CHECK(!au_loops_add(&l, 2, 2, 1, 1));   /* no part 2: one copy of 2 variants */
     CHECK(!au_loops_add(&l, 0, 4, 1, 1));   /* no region 4 */
     CHECK(!au_loops_add(&l, 0, 2, 1, 0));   /* weight 0 */
     au_loops_free(&l);
@@ -193,7 +195,7 @@ TEST(audit_loops_calls_are_the_unit)
         AuLoops l;
         AuRng r;
         au_rng_seed(&r, 5000 + (uint64_t)t);
-        CHECK(au_loops_init(&l, 2, 1, NULL));
+        CHECK(au_loops_init(&l, 2, 1, 1, NULL));
         for (int c = 0; c < 40; c++)
             for (int k = 0; k < 2; k++) {
                 double phase = au_rng_double(&r) < 0.5 ? 0.8 : 1.2;
@@ -204,4 +206,83 @@ TEST(audit_loops_calls_are_the_unit)
         au_loops_free(&l);
     }
     CHECK_INT(winners, 0);
+}
+
+/* Calls dealt out over the copies in turn (call i runs copy i mod 2, as
+ * the policy rotates its arms), `ncopies` of them kept apart (1: the same
+ * stream merged): variant 0 the same on both copies, variant 1's loop
+ * slow0 and slow1 times as slow on copy 0 and 1.  Looked at after every
+ * pair of calls until an outcome or `max` pairs; *winners: the looks
+ * that showed a winner. */
+static AuOutcome copies_run(int ncopies, double slow0, double slow1, int max, int *winners, AuResult *res)
+{
+    AuConfig cfg = config();
+    AuLoops l;
+    AuRng r;
+    au_rng_seed(&r, 21);
+    CHECK(au_loops_init(&l, 2, ncopies, 1, NULL));
+    AuOutcome o = AU_RUNNING;
+    *winners = 0;
+    for (int i = 0; i < max && o == AU_RUNNING; i++) {
+        int c = i % 2, part = (c % ncopies) * 2;
+        call(&l, &r, part, false, 400, 500, 40, 200);
+        call(&l, &r, part + 1, false, 400, 500, 40 * (c ? slow1 : slow0), 200);
+        o = au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, res);
+        *winners += o == AU_WINNER;
+    }
+    au_loops_free(&l);
+    return o;
+}
+
+TEST(audit_loops_copy_rule_placement)
+{
+    /* variant 1's loop 10% faster on copy 0 only: a difference of where
+     * its code sits.  Merged (one copy) it reads ~5% faster: a winner */
+    int winners;
+    AuResult res;
+    CHECK_INT(copies_run(1, 0.90, 1.0, 3000, &winners, &res), AU_WINNER);
+    CHECK_INT(res.install, 1);
+    /* per copy: no winner at any look, and once copy 1's gap falls short
+     * of the rule past doubt, a futile timeout as placement */
+    CHECK_INT(copies_run(2, 0.90, 1.0, 3000, &winners, &res), AU_TIMEOUT);
+    CHECK_INT(winners, 0);
+    CHECK(res.futile && res.placement);
+    CHECK_INT(res.install, 0);
+    /* the copies' μ, and their timed calls dealt out in turn */
+    CHECK(fabs(res.v[1].copy_mean[0] / res.v[0].copy_mean[0] - 0.905) < 0.01);
+    CHECK(fabs(res.v[1].copy_mean[1] / res.v[0].copy_mean[1] - 1) < 0.01);
+    CHECK(res.v[1].copy_samples[0] >= AU_LOOPS_MIN_WINDOWS);
+    CHECK(res.v[1].copy_samples[0] - res.v[1].copy_samples[1] <= 1);
+    /* 10% slower on copy 0 only: never a winner either; the default,
+     * best, is kept as a no-difference (variant 1 shown slower than it)
+     * before the rule is judged past doubt */
+    CHECK_INT(copies_run(2, 1.10, 1.0, 3000, &winners, &res), AU_NO_DIFFERENCE);
+    CHECK_INT(winners, 0);
+    CHECK_INT(res.install, 0);
+}
+
+TEST(audit_loops_copy_rule_real_difference)
+{
+    /* variant 1 10% slower, or faster, on both copies: the rule does not
+     * block it */
+    int winners;
+    AuResult res;
+    CHECK_INT(copies_run(2, 1.10, 1.10, 3000, &winners, &res), AU_WINNER);
+    CHECK_INT(res.install, 0);
+    CHECK(!res.placement);
+    CHECK(res.v[1].copy_samples[1] > 0);
+    CHECK(fabs(res.v[1].copy_mean[1] / res.v[0].copy_mean[1] - 1.095) < 0.01);
+    CHECK_INT(copies_run(2, 0.90, 0.90, 3000, &winners, &res), AU_WINNER);
+    CHECK_INT(res.install, 1);
+    /* parts beyond the copies are refused */
+    AuLoops l;
+    CHECK(!au_loops_init(&l, 2, 0, 1, NULL));
+    CHECK(!au_loops_init(&l, 2, JIT_MAX_COPIES + 1, 1, NULL));
+    CHECK(au_loops_init(&l, 2, 2, 1, NULL));
+    CHECK(au_loops_add(&l, 3, 1, 1, 1));
+    CHECK(!au_loops_add(&l, 4, 1, 1, 1));
+    AuEstimate e;
+    uint64_t w;
+    CHECK(!au_loops_estimate(&l, 0, 2, &e, &w));
+    au_loops_free(&l);
 }
