@@ -24,9 +24,9 @@
  * across windows.  The method's cost per invocation is μ_k = Σ_r n_r·R_rk,
  * where n_r = Σ weights of r / timed calls, over every variant: the same
  * source-level counts in each (exact: they come from the markers).  μ's
- * variance is Σ_r n_r²·var(R_rk), times ν/(ν − 2) for its Welch–
- * Satterthwaite degrees of freedom ν (a t-like correction: few windows
- * underestimate the spread).  No trimming: a variant whose marker stayed in the loop has
+ * variance is Σ_r n_r²·var(R_rk), with its Welch–Satterthwaite degrees
+ * of freedom ν; a look widens it to Student's t at ν (few windows give a
+ * rough variance).  No trimming: a variant whose marker stayed in the loop has
  * per-iteration events where another's was hoisted, and trimming one but
  * not the other would bias the comparison.
  *

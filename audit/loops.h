@@ -10,7 +10,7 @@
 /* Fewest effective windows of a variant's estimate before a look can
  * decide (au_loops_estimate; a hoisted marker's event is a window: a
  * call). */
-#define AU_LOOPS_MIN_WINDOWS 8
+#define AU_LOOPS_MIN_WINDOWS 4
 
 /* ---- which timing a bakeoff gets ----------------------------------------- */
 

@@ -155,7 +155,6 @@ bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *
     /* Welch–Satterthwaite: the degrees of freedom of the regions' summed
      * variance, each region's by its windows, weighted by its share */
     double df = df_den > 0 ? var * var / df_den : 1e9;
-    var *= df > 2 ? df / (df - 2) : INFINITY;
     e->n = calls;   /* the unit of the copy rule's shares (au_stats_copies_apart) */
     e->windows = (uint64_t)(df + 1);
     e->mean = mean;
@@ -164,6 +163,17 @@ bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *
     e->cycles = mean;
     *windows = e->windows;
     return true;
+}
+
+/* μ's variance widened so that the normal interval the tests draw at
+ * level alpha is as wide as Student's t at μ's degrees of freedom (its
+ * effective windows − 1, rounded down): with a few calls the variance is
+ * itself a rough estimate, whose error a normal interval would ignore. */
+static void t_widen(AuEstimate *e, double alpha)
+{
+    double df = (double)e->windows - 1;
+    double t = df >= 1 ? au_t_quantile(1 - alpha / 2, df) : INFINITY, z = au_normal_quantile(1 - alpha / 2);
+    e->var_mean *= t * t / (z * z);
 }
 
 /* A look (au_stats_test's rules on μ): a winner b needs every other
@@ -206,6 +216,7 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
             few = 0;
             continue;
         }
+        t_widen(&e[k], cfg->alpha / (n - 1));
         v->mean = v->cycles = e[k].mean;
         v->stddev = e[k].stddev;
         few = w < few ? w : few;
