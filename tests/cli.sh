@@ -848,8 +848,8 @@ if grep -q '"timing":"markers"' "$D/loops.json" && grep -q '"markers":\[{"point"
 else
     echo "FAIL loops-stats: $(grep -o '"timing":[^,]*,"timing_reason":[^,]*' "$D/loops.json" | head -2)"
 fi
-# two such methods called in turn sample at once (research.beside): each
-# decides -O2 within a run that ends before turns could serve them both
+# two such methods called in turn, 40 calls each: both sample at once
+# (research.beside) and each decides -O2 within the run
 both=0
 for i in 1 2 3; do
     "${LOOPY_RUN[@]}" -X audit.timing=markers run tests/fixtures/loops/two-loops.tl 40 300 >"$D/out" 2>&1 </dev/null
