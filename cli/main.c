@@ -52,7 +52,8 @@ static void usage(FILE *out)
           "options (before or after the command, before FILE):\n"
           "  -X name=value      set a tunable (tally --help=tunables lists them)\n"
           "  --stats=FILE.json  write profiles (and bakeoffs) as JSON every second, at the\n"
-          "                     end and on SIGINT/SIGTERM (schema: docs/stats.md)\n"
+          "                     end and on SIGINT/SIGTERM (schema: docs/stats.md); '-', a\n"
+          "                     FIFO or a device get one document at the end\n"
           "  -o FILE            output file for asm and build\n"
           "  --no-verify        asm: write the module even if it does not verify\n"
           "  --jit=MODE         off: interpret only; on: compile hot methods in the\n"
@@ -259,28 +260,6 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
     return status;
 }
 
-/* Writes bytes to path through a temporary file, so a failure leaves nothing. */
-static bool write_atomically(const char *path, const VmBuf *b)
-{
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return false;
-    snprintf(tmp, n + 16, "%s.tmp%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
-    if (!ok) {
-        perror(path);
-        remove(tmp);
-    }
-    free(tmp);
-    return ok;
-}
-
 /* asm and build: load (assemble or compile), verify, write the binary. */
 static int cmd_asm(Options *o, const char *path, const char *cmd)
 {
@@ -296,7 +275,10 @@ static int cmd_asm(Options *o, const char *path, const char *cmd)
     }
     VmBuf b = {0};
     vm_module_write(m, &b);
-    bool ok = write_atomically(o->out, &b);
+    VmError err = {{0}};
+    bool ok = vm_outfile_write(o->out, b.data, b.len, &err);
+    if (!ok)
+        fprintf(stderr, "tally: %s\n", err.msg);
     vm_buf_free(&b);
     vm_module_free(m);
     return ok ? 0 : EXIT_USAGE;

@@ -8,9 +8,10 @@
  * so block counts are derived, not counted: every edge into a block is
  * either a forward edge (its count known once its source block is done, in
  * instruction order) or a backward edge (which owns a counter).  One pass in
- * instruction order therefore suffices.  The JSON file is written to
- * PATH.tmp and renamed, so a reader never sees half a file; the periodic
- * writer (vm_stats_writer_*) rewrites it every second while the program
+ * instruction order therefore suffices.  The JSON file is written with
+ * vm_outfile_write (a regular file through a temporary file renamed over
+ * it, so a reader never sees half a file); the periodic
+ * writer (vm_stats_writer_*) rewrites a regular file every second while the program
  * runs, and on SIGINT/SIGTERM before the signal ends the process.  Dumps
  * taken while the program runs are snapshots: each counter is read once
  * (atomically), counters may be from slightly different instants, and
@@ -229,20 +230,12 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
             maxcode = mod->methods[i].ncode;
     uint32_t *starts = malloc(maxcode * sizeof *starts);
     uint64_t *counts = malloc(maxcode * sizeof *counts);
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 5);
-    if (!starts || !counts || !tmp) {
-        free(starts), free(counts), free(tmp);
-        return vm_fail(err, "out of memory");
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp", 5);
-
-    bool ok = false;
-    FILE *f = fopen(tmp, "w");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = starts && counts ? open_memstream(&text, &len) : NULL;
     if (!f) {
-        vm_fail(err, "cannot write '%s': %s", tmp, strerror(errno));
-        goto out;
+        free(starts), free(counts);
+        return vm_fail(err, "out of memory");
     }
     fputs("{\"version\":1,\"module\":", f);
     json_string(f, mod ? mod->name : "");
@@ -260,19 +253,8 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
         vm->hooks.stats_extra(vm, f, vm->hooks.stats_ctx);
     fputs("}\n", f);
     bool bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        vm_fail(err, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
-        remove(tmp);
-        goto out;
-    }
-    if (rename(tmp, path) != 0) {
-        vm_fail(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        remove(tmp);
-        goto out;
-    }
-    ok = true;
-out:
-    free(starts), free(counts), free(tmp);
+    bool ok = fclose(f) == 0 && !bad ? vm_outfile_write(path, text, len, err) : vm_fail(err, "out of memory");
+    free(starts), free(counts), free(text);
     return ok;
 }
 
@@ -288,7 +270,7 @@ struct VmStatsWriter {
     Vm *vm;
     char *path;
     int period_ms;
-    pthread_mutex_t lock;          /* one write at a time (same PATH.tmp) */
+    pthread_mutex_t lock;          /* one write at a time (same PATH.tmpPID) */
     sem_t own;
     sem_t *wake;                   /* &own, or signal_sem when catching */
     int stop;                      /* atomic */
@@ -431,7 +413,8 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
         return NULL;
     }
     w->vm = vm;
-    w->period_ms = period_ms > 0 ? period_ms : 0;
+    /* a FIFO, a device or standard output gets one document, at the end */
+    w->period_ms = period_ms > 0 && vm_outfile_replaceable(path) ? period_ms : 0;
     pthread_mutex_init(&w->lock, NULL);
     sem_init(&w->own, 0, 0);
     w->wake = &w->own;

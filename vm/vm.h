@@ -623,13 +623,22 @@ size_t vm_format_float(double d, char *buf, size_t n);
  * starts[i] = first pc of block i, counts[i] = its count.  Both arrays need
  * m->ncode entries. */
 uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts);
-/* Writes the profiles of every method as JSON (schema: docs/stats.md),
- * through PATH.tmp renamed to PATH.  Safe while the program runs: counters
+/* outfile.c: bytes to a file the user named: a regular file (or none)
+ * through PATH.tmpPID renamed over it, "-" standard output, a FIFO, device
+ * or symlink written in place and never replaced, anything else an error. */
+bool vm_outfile_write(const char *path, const void *data, size_t len, VmError *err);
+/* Whether path is a regular file or absent (and not "-"): one that can be
+ * rewritten again and again, each time whole. */
+bool vm_outfile_replaceable(const char *path);
+
+/* Writes the profiles of every method as JSON (schema: docs/stats.md) with
+ * vm_outfile_write.  Safe while the program runs: counters
  * are read as they are (a snapshot, possibly torn between counters),
  * nothing that can change is followed. */
 bool vm_stats_write(Vm *vm, const char *path, VmError *err);
 /* --stats while the program runs: a thread rewrites PATH every period_ms
- * (0 = only at the end) and, with catch_signals, on SIGINT and SIGTERM,
+ * (0, or a PATH that is not vm_outfile_replaceable: only at the end) and,
+ * with catch_signals, on SIGINT and SIGTERM,
  * after which the signal takes its default effect (the process ends as it
  * would have).  NULL with err on a bad path or no memory. */
 typedef struct VmStatsWriter VmStatsWriter;
