@@ -27,7 +27,7 @@ UNIT_OBJ := $(patsubst %.c,build/%.o,$(wildcard tests/unit/*.c))
 LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .DEFAULT_GOAL := all
-.PHONY: help all setup test demo docs clean tsan-audit \
+.PHONY: help all setup test demo docs clean tsan-audit fuzz \
         bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
 
 help: ## list the targets with what each does (plain `make` builds all)
@@ -71,6 +71,28 @@ build/mutate: build/tests/fuzz/mutate.o $(TIER_OBJ) ## the module fuzz test: mut
 
 build/srcfuzz: build/tests/fuzz/srcfuzz.o $(TIER_OBJ) ## the source fuzz test: mutated .tl files through compiler, verifier, VM
 	$(LINK)
+
+# Coverage-guided fuzzing (tests/fuzz/harness/, run by tests/fuzz/fuzz.sh):
+# each harness linked with the parts it reaches, built by clang with
+# libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer.
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ     := $(patsubst %.c,build/fuzz/%.o,$(wildcard vm/*.c) $(wildcard lang/*.c) markers/scan.c markers/asm.c)
+FUZZ_HARNESS := $(patsubst tests/fuzz/harness/%.c,build/fuzz/%,$(wildcard tests/fuzz/harness/*.c))
+FUZZ_SECONDS ?= 60
+.SECONDARY: $(FUZZ_OBJ)
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz_%: tests/fuzz/harness/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lgc -lffi -ldl -lm -lpthread
+
+fuzz: ## coverage-guided fuzzing: each harness FUZZ_SECONDS (60) on both cores, a line of counts each
+	@sh tools/setup.sh fuzz
+	@$(MAKE) --no-print-directory bin/tally $(FUZZ_HARNESS)
+	@bash tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
 
 # The audit_ring unit tests with audit/ minus the parts that need the VM.
 TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \

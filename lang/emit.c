@@ -468,6 +468,7 @@ void tl_em_finish_method(TlEm *E, uint32_t index)
     mm->nlines = E->nlines;
     mm->lines = E->lines;
     mm->nregs = E->nregs;
+    free(mm->regs);   /* the header's, parameters only */
     mm->regs = E->regs;
     mm->file = E->file ? E->file->index : 0;
     E->code = NULL;

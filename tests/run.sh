@@ -18,6 +18,8 @@
 #   cli       the command's own behaviour (tests/cli.sh)
 #   mutate    ≥20,000 random mutations/truncations of valid modules end in
 #             exit 0, 1 or 2, never a signal
+#   regressions  every input make fuzz found (tests/fuzz/regressions/)
+#             runs through `tally run` to exit 0, 1 or 2, never a signal
 #   srcfuzz   ≥10,000 mutated .tl sources: the compiler never crashes, and
 #             what it accepts always verifies
 #   bench     bench/suite.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
@@ -340,6 +342,23 @@ if want "${SUITES[@]}"; then
     else
         bad "mutation test: $(tail -3 "$TMP/mut")"
     fi
+fi
+
+SUITE=regressions
+if want "${SUITES[@]}"; then
+    echo "== regressions (tests/fuzz/regressions: inputs make fuzz found)"
+    for f in tests/fuzz/regressions/*/*; do
+        [[ -f $f ]] || continue
+        case $f in
+            *.tl | *.tla | *.tlb) ;;
+            *) continue ;;  # replayed by make fuzz's harness only
+        esac
+        timeout 20 bin/tally run "$f" >"$TMP/reg.out" 2>&1 </dev/null
+        st=$?
+        # ends as a program, a run-time error or a rejected input; a
+        # timeout (124) is a program that loops, not a crash
+        if [[ $st == 0 || $st == 1 || $st == 2 || $st == 124 ]]; then ok; else bad "regression $f: status $st: $(head -2 "$TMP/reg.out")"; fi
+    done
 fi
 
 SUITE=srcfuzz

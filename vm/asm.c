@@ -1315,6 +1315,8 @@ static void instruction(Lex *lx, uint32_t mi, int op)
 
 static void append_types(Asm *a, uint32_t *n, uint32_t **v)
 {
+    if (!a->ntmp)
+        return;
     *v = xrealloc(*v, (*n + a->ntmp) * sizeof **v);
     memcpy(*v + *n, a->tmp, a->ntmp * sizeof *a->tmp);
     *n += a->ntmp;
