@@ -873,7 +873,7 @@ static void vtable_decl(Lex *lx, VmClass *c, bool resolve)
             break;
         expect_punct(lx, ',');
     }
-    if (resolve) {
+    if (resolve && a->ntmp) {
         c->vtable = xrealloc(c->vtable, (c->nvtable + a->ntmp) * sizeof *c->vtable);
         memcpy(c->vtable + c->nvtable, a->tmp, a->ntmp * sizeof *a->tmp);
         c->nvtable += a->ntmp;
