@@ -183,29 +183,44 @@ TEST(audit_loops_regions_weighted_by_counts)
     au_loops_free(&l);
 }
 
-TEST(audit_loops_calls_are_the_unit)
+/* A/A bakeoffs whose every call runs in a slow or a fast stretch of the
+ * machine (its iterations all ×0.8 or ×1.2): `trials` of them, seeds from
+ * `seed`, `calls` calls a variant of `iters` iterations after `pre`
+ * cycles, markers hoisted or not; looked at after every pair of calls
+ * (each_look) or once at the end.  Returns the bakeoffs that showed a
+ * winner. */
+static int phased_aa_winners(int trials, uint64_t seed, int calls, bool hoisted, uint32_t iters, double pre,
+                             bool each_look)
 {
-    /* A/A where every call runs in a slow or a fast stretch of the machine
-     * (its iterations all ×0.8 or ×1.2): per-iteration events within a call
-     * are not independent.  The variance between calls keeps the test
-     * honest: none of 100 bakeoffs may end with a winner. */
     int winners = 0;
-    for (int t = 0; t < 100; t++) {
-        AuConfig cfg = config();
+    AuConfig cfg = config();
+    for (int t = 0; t < trials; t++) {
         AuLoops l;
         AuRng r;
-        au_rng_seed(&r, 5000 + (uint64_t)t);
+        au_rng_seed(&r, seed + (uint64_t)t);
         CHECK(au_loops_init(&l, 2, 1, 1, NULL));
-        for (int c = 0; c < 40; c++)
+        bool won = false;
+        for (int c = 0; c < calls && !won; c++) {
             for (int k = 0; k < 2; k++) {
                 double phase = au_rng_double(&r) < 0.5 ? 0.8 : 1.2;
-                call(&l, &r, k, false, 300, 200, 40 * phase, 100);
+                call(&l, &r, k, hoisted, iters, pre, 40 * phase, 100);
             }
-        AuResult res;
-        winners += au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res) == AU_WINNER;
+            AuResult res;
+            if (each_look || c == calls - 1)
+                won = au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res) == AU_WINNER;
+        }
+        winners += won;
         au_loops_free(&l);
     }
-    CHECK_INT(winners, 0);
+    return winners;
+}
+
+TEST(audit_loops_calls_are_the_unit)
+{
+    /* per-iteration events within a call are not independent: the
+     * variance between calls keeps the test honest, none of 100 bakeoffs
+     * of 40 calls may end with a winner */
+    CHECK_INT(phased_aa_winners(100, 5000, 40, false, 300, 200, false), 0);
 }
 
 /* Calls dealt out over the copies in turn (call i runs copy i mod 2, as
@@ -291,28 +306,9 @@ TEST(audit_loops_copy_rule_real_difference)
 TEST(audit_loops_few_calls_aa)
 {
     /* A/A from the fewest calls on: 1,000 bakeoffs of up to 12 calls a
-     * variant, each call in a slow or a fast stretch (×0.8 or ×1.2, the
-     * worst case for a variance from few windows), a hoisted marker (one
-     * window a call), looked at after every pair of calls.  The t widening
-     * keeps the bakeoffs that ever show a winner within α (1%). */
-    int winners = 0;
-    AuConfig cfg = config();
-    for (int t = 0; t < 1000; t++) {
-        AuLoops l;
-        AuRng r;
-        au_rng_seed(&r, 90000 + (uint64_t)t);
-        CHECK(au_loops_init(&l, 2, 1, 1, NULL));
-        bool won = false;
-        for (int c = 0; c < 12 && !won; c++) {
-            for (int k = 0; k < 2; k++) {
-                double phase = au_rng_double(&r) < 0.5 ? 0.8 : 1.2;
-                call(&l, &r, k, true, 2000, 300, 40 * phase, 100);
-            }
-            AuResult res;
-            won = au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res) == AU_WINNER;
-        }
-        winners += won;
-        au_loops_free(&l);
-    }
-    CHECK(winners <= 10);
+     * variant, in slow and fast stretches (the worst case for a variance
+     * from few windows), a hoisted marker (one window a call), looked at
+     * after every pair of calls.  The t widening keeps the bakeoffs that
+     * ever show a winner within α (1%). */
+    CHECK(phased_aa_winners(1000, 90000, 12, true, 2000, 300, true) <= 10);
 }
