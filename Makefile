@@ -36,7 +36,7 @@ help: ## list the targets with what each does (plain `make` builds all)
 all: bin/tally bin/tally-switch ## build the command and its switch-dispatch twin (the default)
 
 test: setup ## build everything the tests need and run tests/run.sh
-	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit
+	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit build/jsoncheck
 	@bash tests/run.sh
 
 demo: setup ## build bin/tally and run two examples
@@ -66,6 +66,10 @@ bin/tally-switch: $(CLI_OBJ) $(SWITCH_TIER_OBJ) ## the command with switch dispa
 build/unit-tests: $(UNIT_OBJ) $(TIER_OBJ) ## the C unit tests (tests/unit/)
 	$(LINK)
 
+build/jsoncheck: tests/jsoncheck.c tests/unit/json_check.h ## `jsoncheck FILE...`: the tests' strict JSON checker (tests/cli.sh, the regressions)
+	@mkdir -p build
+	$(CC) -std=gnu11 -O1 -Wall -Wextra -o $@ tests/jsoncheck.c
+
 build/mutate: build/tests/fuzz/mutate.o $(TIER_OBJ) ## the module fuzz test: mutated .tlb files through loader, verifier, VM
 	$(LINK)
 
@@ -80,23 +84,37 @@ FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 FUZZ_OBJ     := $(patsubst %.c,build/fuzz/%.o,$(wildcard vm/*.c) $(wildcard lang/*.c) markers/scan.c markers/asm.c)
 FUZZ_HARNESS := $(patsubst tests/fuzz/harness/%.c,build/fuzz/%,$(wildcard tests/fuzz/harness/*.c))
 FUZZ_SECONDS ?= 60
-.SECONDARY: $(FUZZ_OBJ)
 
-build/fuzz/%.o: %.c
+$(FUZZ_OBJ): build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c -o $@ $<
 
 build/fuzz/fuzz_%: tests/fuzz/harness/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ -lgc -lffi -ldl -lm -lpthread
+	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) -lgc -lffi -ldl -lm -lpthread
 
-fuzz: ## coverage-guided fuzzing: each harness FUZZ_SECONDS (60) on both cores, a line of counts each
+# The same harnesses for AFL++ (afl-clang-fast: Debian's afl-gcc-fast
+# does not work with gcc 12.2), whose libAFLDriver calls the same entry.
+AFL_CC      ?= afl-clang-fast
+AFL_OBJ     := $(patsubst build/fuzz/%,build/afl/%,$(FUZZ_OBJ))
+AFL_HARNESS := $(patsubst build/fuzz/%,build/afl/%,$(FUZZ_HARNESS))
+FUZZ_ENGINE ?= afl
+
+$(AFL_OBJ): build/afl/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(AFL_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+build/afl/fuzz_%: tests/fuzz/harness/fuzz_%.c $(AFL_OBJ)
+	$(AFL_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) -lgc -lffi -ldl -lm -lpthread
+
+fuzz: ## coverage-guided fuzzing: each harness FUZZ_SECONDS (60) on both cores with FUZZ_ENGINE (afl or libfuzzer), a line of counts each
 	@sh tools/setup.sh fuzz
-	@$(MAKE) --no-print-directory bin/tally $(FUZZ_HARNESS)
-	@bash tests/fuzz/fuzz.sh $(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory bin/tally $(if $(filter afl,$(FUZZ_ENGINE)),$(AFL_HARNESS),$(FUZZ_HARNESS))
+	@bash tests/fuzz/fuzz.sh --engine=$(FUZZ_ENGINE) $(FUZZ_SECONDS)
 
 # The audit_ring unit tests with audit/ minus the parts that need the VM.
 TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
-                  audit/analysis.c audit/loopstats.c audit/policy.c audit/report.c audit/samples.c audit/stats.c
+                  audit/analysis.c audit/loopstats.c audit/policy.c audit/report.c audit/samples.c audit/stats.c \
+                  vm/json.c vm/fault.c vm/error.c
 build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h ## the auditor's ring buffers and analysis thread under ThreadSanitizer
 	@mkdir -p build
 	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread

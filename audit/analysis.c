@@ -214,7 +214,7 @@ bool au_analysis_start(AuAnalysis *a)
     bool ok = a->running;
     if (!ok) {
         a->stopping = false;
-        ok = a->running = pthread_create(&a->thread, NULL, thread_main, a) == 0;
+        ok = a->running = !vm_fault(VM_FAULT_THREAD) && pthread_create(&a->thread, NULL, thread_main, a) == 0;
     }
     pthread_mutex_unlock(&a->lock);
     return ok;

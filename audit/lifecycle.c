@@ -1335,7 +1335,7 @@ bool au_auditor_start(AuAuditor *au, VmError *err)
         return true;
     if (!au_analysis_start(au->an))
         return vm_fail(err, "audit: cannot start the analysis thread");
-    int e = pthread_create(&au->thread, NULL, bakeoff_thread, au);
+    int e = vm_fault(VM_FAULT_THREAD) ? EAGAIN : pthread_create(&au->thread, NULL, bakeoff_thread, au);
     if (e) {
         au_analysis_stop(au->an);
         return vm_fail(err, "audit: cannot start the bakeoff thread: %s", strerror(e));

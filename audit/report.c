@@ -61,65 +61,6 @@ static const char *test_name(AuTest t)
 
 /* ---- JSON values ------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    size_t len;
-    uint32_t cp;
-    if (p[0] < 0x80)
-        return 1;
-    if ((p[0] & 0xe0) == 0xc0)
-        len = 2, cp = p[0] & 0x1f;
-    else if ((p[0] & 0xf0) == 0xe0)
-        len = 3, cp = p[0] & 0x0f;
-    else if ((p[0] & 0xf8) == 0xf0)
-        len = 4, cp = p[0] & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3f);
-    }
-    /* overlong forms, surrogates and values beyond U+10FFFF are not UTF-8 */
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-        return 0;
-    return len;
-}
-
-/* A JSON string of the first max bytes of s (up to its NUL). */
-static void json_str(FILE *f, const char *s, size_t max)
-{
-    size_t n = s ? strnlen(s, max) : 0;
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        if (c == '"' || c == '\\') {
-            fputc('\\', f), fputc(c, f), i++;
-        } else if (c == '\n') {
-            fputs("\\n", f), i++;
-        } else if (c == '\t') {
-            fputs("\\t", f), i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c), i++;
-        } else {
-            size_t k = utf8_len(p + i, n - i);
-            if (k == 0) {
-                fputs("\\ufffd", f);
-                i++;
-            } else {
-                fwrite(p + i, 1, k, f);
-                i += k;
-            }
-        }
-    }
-    fputc('"', f);
-}
-
 /* A number, or null when it is not finite. */
 static void json_num(FILE *f, double x)
 {
@@ -161,7 +102,7 @@ static int nvariants(const AuBakeoffRecord *r)
 static void json_variant_name(FILE *f, const AuBakeoffRecord *r, int k)
 {
     if (k >= 0 && k < nvariants(r))
-        json_str(f, r->variants[k].name, sizeof r->variants[k].name);
+        vm_json_string(f, r->variants[k].name, sizeof r->variants[k].name);
     else
         fputs("null", f);
 }
@@ -173,9 +114,9 @@ static void write_variant(FILE *f, const AuBakeoffRecord *r, int k)
     const AuVariantResult *v = &res->v[k];
     bool known = k < res->nvariants;   /* the analysis has reported on it */
     fputs("{\"name\":", f);
-    json_str(f, s->name, sizeof s->name);
+    vm_json_string(f, s->name, sizeof s->name);
     fputs(",\"options\":", f);
-    json_str(f, s->optset, sizeof s->optset);
+    vm_json_string(f, s->optset, sizeof s->optset);
     fprintf(f, ",\"inline_max_callee_size\":%" PRId32 ",\"inline_max_depth\":%" PRId32
                ",\"inline_max_growth\":%" PRId32,
             s->inline_max_callee_size, s->inline_max_depth, s->inline_max_growth);
@@ -245,9 +186,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     const AuResult *res = &r->result;
     bool has_best = res->best >= 0 && res->best < nvariants(r);
     fprintf(f, "{\"id\":%" PRIu32 ",\"method\":", r->id);
-    json_str(f, r->method, sizeof r->method);
+    vm_json_string(f, r->method, sizeof r->method);
     fputs(",\"client\":", f);
-    json_str(f, r->client, sizeof r->client);
+    vm_json_string(f, r->client, sizeof r->client);
     fprintf(f, ",\"phase\":\"%s\",\"outcome\":\"%s\",\"winner\":", au_phase_name(r->phase),
             outcome_name(res->outcome));
     json_variant_name(f, r, res->outcome == AU_WINNER ? res->install : -1);
@@ -295,7 +236,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
             r->same_code ? "true" : "false", r->same_ir ? "true" : "false");
     fputs(",\"failure\":", f);
     if (r->phase == AU_PHASE_FAILED || r->failure[0])
-        json_str(f, r->failure, sizeof r->failure);
+        vm_json_string(f, r->failure, sizeof r->failure);
     else
         fputs("null", f);
     /* after the record's own members: readers that take a key's first
@@ -314,7 +255,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     if (r->npoints)
         fputs("null", f);
     else
-        json_str(f, r->timing_reason, sizeof r->timing_reason);
+        vm_json_string(f, r->timing_reason, sizeof r->timing_reason);
     fputs(",\"entry_freq\":", f);
     json_num(f, r->npoints || r->entry_freq > 0 ? r->entry_freq : NAN);
     fputs(",\"points\":[", f);

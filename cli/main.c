@@ -444,6 +444,9 @@ int main(int argc, char **argv)
                 return fail_usage("unexpected argument '%s'", argv[i], NULL);
         }
     }
+    VmError ferr = {{0}};
+    if (!vm_faults_set(o.tun.faults, &ferr))
+        return fail_usage("%s", ferr.msg, NULL);
     if (!strcmp(cmd, "run"))
         return cmd_run(&o, file, argc - i, argv + i);
     if (!strcmp(cmd, "dis"))

@@ -47,7 +47,7 @@ void *ir_alloc(IrFunc *f, size_t size)
     IrChunk *c = f->arena;
     if (!c || c->size - c->used < size) {
         size_t want = size > CHUNK_SIZE ? size : CHUNK_SIZE;
-        c = malloc(sizeof *c + want);
+        c = vm_fault(VM_FAULT_ALLOC) ? NULL : malloc(sizeof *c + want);
         if (!c) {
             if (f->oom)
                 longjmp(*f->oom, 1);

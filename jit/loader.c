@@ -143,11 +143,17 @@ static bool load_as(const char *dir, const char *spath, JitLoaded *out, VmError 
     snprintf(opath, sizeof opath, "%s/unit.o", dir);
     snprintf(sopath, sizeof sopath, "%s/unit.so", dir);
     char *as_argv[] = {"as", "--64", "-o", opath, (char *)spath, NULL};
+    if (vm_fault(VM_FAULT_ASSEMBLE))
+        return vm_fail(err, "as failed: injected failure (vm.faults=assemble)");
     if (!run_tool(as_argv, dir, err))
         return false;
     char *ld_argv[] = {"ld", "-shared", "-o", sopath, opath, NULL};
+    if (vm_fault(VM_FAULT_LINK))
+        return vm_fail(err, "ld failed: injected failure (vm.faults=link)");
     if (!run_tool(ld_argv, dir, err))
         return false;
+    if (vm_fault(VM_FAULT_DLOPEN))
+        return vm_fail(err, "dlopen: injected failure (vm.faults=dlopen)");
     void *h = dlopen(sopath, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
@@ -200,7 +206,7 @@ static bool load_gccjit(const char *text, JitLoaded *out, VmError *err)
     }
     gcc_jit_context_add_top_level_asm(c, NULL, wrapped);
     free(wrapped);
-    gcc_jit_result *r = gcc_jit_context_compile(c);
+    gcc_jit_result *r = vm_fault(VM_FAULT_ASSEMBLE) ? NULL : gcc_jit_context_compile(c);
     bool ok = r != NULL;
     if (!ok) {
         const char *e = gcc_jit_context_get_first_error(c);
@@ -216,6 +222,8 @@ static bool load_gccjit(const char *text, JitLoaded *out, VmError *err)
 
 bool jit_compile_asm(gcc_jit_context *ctx, const char *spath, char **text, size_t *len, VmError *err)
 {
+    if (vm_fault(VM_FAULT_COMPILE))
+        return vm_fail(err, "gccjit: injected failure (vm.faults=compile)");
     gcc_jit_context_compile_to_file(ctx, GCC_JIT_OUTPUT_KIND_ASSEMBLER, spath);
     const char *e = gcc_jit_context_get_first_error(ctx);
     if (e && strstr(e, "fake.s"))   /* gcc stopped before writing asm: bad options */

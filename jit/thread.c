@@ -44,6 +44,7 @@
  */
 #include "tier.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -254,7 +255,7 @@ static void *compile_thread(void *arg)
 
 bool jit_thread_start(Jit *jit, VmError *err)
 {
-    int e = pthread_create(&jit->thread, NULL, compile_thread, jit);
+    int e = vm_fault(VM_FAULT_THREAD) ? EAGAIN : pthread_create(&jit->thread, NULL, compile_thread, jit);
     if (e != 0)
         return vm_fail(err, "jit: cannot start the compile thread: %s", strerror(e));
     jit->thread_started = true;

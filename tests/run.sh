@@ -16,10 +16,15 @@
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
 #   cli       the command's own behaviour (tests/cli.sh)
+#   faults    tests/faults.sh: each fault point (vm/faults.def) × the
+#             interpreter, the JIT and the auditor leaves stdout and the
+#             status as they were and a valid stats file; signals too
 #   mutate    ≥20,000 random mutations/truncations of valid modules end in
 #             exit 0, 1 or 2, never a signal
 #   regressions  every input make fuzz found (tests/fuzz/regressions/)
-#             runs through `tally run` to exit 0, 1 or 2, never a signal
+#             runs through `tally run --stats` (interpreted, with a step
+#             budget) to exit 0, 1 or 2, never a signal, and what ran
+#             leaves valid stats JSON
 #   srcfuzz   ≥10,000 mutated .tl sources: the compiler never crashes, and
 #             what it accepts always verifies
 #   bench     bench/suite.sh --quick: every Are-We-Fast-Yet benchmark and CLBG
@@ -321,6 +326,18 @@ if want "${SUITES[@]}"; then
     done < <(bash tests/cli.sh "$TMP/cli" 2>&1)
 fi
 
+SUITE=faults
+if want "${SUITES[@]}"; then
+    echo "== faults"
+    while read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done < <(bash tests/faults.sh "$TMP/faults" "$AUDIT_TIER" 2>&1)
+fi
+
 SUITE=mutate
 if want "${SUITES[@]}"; then
     echo "== mutate"
@@ -353,11 +370,18 @@ if want "${SUITES[@]}"; then
             *.tl | *.tla | *.tlb) ;;
             *) continue ;;  # replayed by make fuzz's harness only
         esac
-        timeout 20 bin/tally run "$f" >"$TMP/reg.out" 2>&1 </dev/null
+        rm -f "$TMP/reg.json"
+        timeout 20 bin/tally run --jit=off -X vm.max_steps=1000000 --stats="$TMP/reg.json" "$f" >"$TMP/reg.out" 2>&1 </dev/null
         st=$?
-        # ends as a program, a run-time error or a rejected input; a
-        # timeout (124) is a program that loops, not a crash
-        if [[ $st == 0 || $st == 1 || $st == 2 || $st == 124 ]]; then ok; else bad "regression $f: status $st: $(head -2 "$TMP/reg.out")"; fi
+        # ends as a program, a run-time error (the step budget included)
+        # or a rejected input; what ran leaves valid stats JSON
+        if [[ $st != 0 && $st != 1 && $st != 2 ]]; then
+            bad "regression $f: status $st: $(head -2 "$TMP/reg.out")"
+        elif [[ -f $TMP/reg.json ]] && ! build/jsoncheck "$TMP/reg.json" >"$TMP/reg.jc" 2>&1; then
+            bad "regression $f: invalid --stats JSON: $(head -1 "$TMP/reg.jc")"
+        else
+            ok
+        fi
     done
 fi
 

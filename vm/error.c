@@ -1,4 +1,5 @@
-/* vm/error.c — run-time errors: message, stack trace, unwinding.
+/* vm/error.c — errors: those library code returns (vm_fail), and run-time
+ * errors: message, stack trace, unwinding.
  *
  * Input: a thread whose frame stack (t->frames .. t->fp) describes the
  * active calls, each frame's pc pointing at its current instruction.
@@ -13,6 +14,17 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+
+bool vm_fail(VmError *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
 
 int vm_line_of(const VmMethod *m, const VmInsn *pc)
 {

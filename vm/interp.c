@@ -21,6 +21,9 @@
  *   frame and pops it, and the activation then ends through do_return as
  *   if it had executed RET, whether it is the entry frame or one pushed in
  *   place by INVOKE.
+ * - Every interpreted back edge and every call the interpreter makes or
+ *   enters uses a step of t->steps_left (vm.max_steps; unlimited is
+ *   INT64_MAX, which no run uses up).
  * - Dispatch is threaded (computed goto) unless VM_SWITCH_DISPATCH is
  *   defined; handler bodies are shared through CASE/NEXT/DISPATCH.
  */
@@ -74,6 +77,14 @@ static __attribute__((noinline, cold)) const VmOsr *backedge_hot(VmThread *t, Vm
     if (++m->prof.osr_entries > 1 && vm->hooks.hot && m->entry == vm_interp_entry)
         vm->hooks.hot(vm, m, NULL);
     return o;
+}
+
+/* vm.max_steps used up: a run-time error, so an untrusted or generated
+ * program that loops forever ends with a message and a trace. */
+static _Noreturn __attribute__((noinline, cold)) void out_of_steps(VmThread *t)
+{
+    vm_raise(t, "step budget exhausted: %lld interpreted calls and back edges (vm.max_steps)",
+             (long long)t->vm->tun.max_steps);
 }
 
 static _Noreturn __attribute__((noinline, cold)) void raise_bounds(VmThread *t, int64_t i, int64_t n)
@@ -170,6 +181,10 @@ static inline void site_note(VmCallSite *s, VmClass *c)
 #define BACKEDGE(to)                                                           \
     do {                                                                       \
         m->prof.backedges++;                                                   \
+        if (unlikely(--t->steps_left == 0)) {                                  \
+            SAVE();                                                            \
+            out_of_steps(t);                                                   \
+        }                                                                      \
         if (unlikely(--m->prof.hot_countdown == 0)) {                          \
             SAVE();                                                            \
             const VmOsr *osr_ = backedge_hot(t, m, (to));                      \
@@ -206,6 +221,8 @@ static inline void site_note(VmCallSite *s, VmClass *c)
         SAVE();                                                                \
         if (unlikely(fp + 1 >= t->frames_end || top > t->stack_end))           \
             vm_raise(t, "stack overflow");                                     \
+        if (unlikely(--t->steps_left == 0))                                    \
+            out_of_steps(t);                                                   \
         if (unlikely(top > t->stack_hwm))                                      \
             t->stack_hwm = top;                                                \
         if (unlikely(--callee_->prof.hot_countdown == 0))                      \
@@ -276,6 +293,8 @@ VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args)
     memmove(R, args, m->nparams * sizeof *R);
     memset(R + m->nparams, 0, (m->nregs - m->nparams) * sizeof *R);
     m->prof.calls++;
+    if (unlikely(--t->steps_left == 0))
+        out_of_steps(t);
     if (unlikely(--m->prof.hot_countdown == 0))
         hot(t, m, NULL);
     fp++;

@@ -8,7 +8,6 @@
 #include "vm.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,17 +23,6 @@ int vm_op_lookup(const char *name, size_t len)
         if (strlen(vm_op_info[i].name) == len && memcmp(vm_op_info[i].name, name, len) == 0)
             return i;
     return -1;
-}
-
-bool vm_fail(VmError *err, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return false;
 }
 
 /* ---- buffers and files -------------------------------------------------- */

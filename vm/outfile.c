@@ -36,6 +36,10 @@ bool vm_outfile_replaceable(const char *path)
 
 static bool write_all(int fd, const void *data, size_t len)
 {
+    if (vm_fault(VM_FAULT_WRITE)) {
+        errno = ENOSPC;
+        return false;
+    }
     const char *p = data;
     while (len) {
         ssize_t n = write(fd, p, len);

@@ -160,29 +160,11 @@ uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts)
  * value is one the counter really had), but not all at the same instant. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t *counts)
 {
     const VmProfile *p = &m->prof;
     fputs("{\"name\":", f);
-    json_string(f, m->name);
+    vm_json_string(f, m->name, SIZE_MAX);
     fprintf(f, ",\"calls\":%" PRIu64 ",\"backedges\":%" PRIu64 ",\"hot\":%s,\"branches\":[",
             LOAD(p->calls), LOAD(p->backedges), LOAD(p->hot) ? "true" : "false");
     for (uint32_t i = 0; p->branches && i < p->nbranches; i++) {
@@ -194,7 +176,7 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
     for (uint32_t i = 0; p->sites && i < p->nsites; i++) {
         const VmCallSite *s = &p->sites[i];
         fprintf(f, "%s{\"pc\":%" PRIu32 ",\"target\":", i ? "," : "", s->pc);
-        json_string(f, s->target ? s->target->name : "");
+        vm_json_string(f, s->target ? s->target->name : "", SIZE_MAX);
         fputs(",\"receivers\":[", f);
         bool first = true;
         for (int w = 0; w < VM_SITE_WAYS; w++) {
@@ -204,7 +186,7 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
             if (!cls)
                 continue;
             fprintf(f, "%s{\"class\":", first ? "" : ",");
-            json_string(f, cls->name);
+            vm_json_string(f, cls->name, SIZE_MAX);
             fprintf(f, ",\"count\":%" PRIu64 "}", LOAD(s->seen[w].count));
             first = false;
         }
@@ -221,7 +203,7 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
 /* Layout (docs/stats.md): line-oriented for shell tools — the header line,
  * then one method object per line, then the members of stats_extra (one
  * bakeoff per line).  Whitespace only between values: plain JSON. */
-bool vm_stats_write(Vm *vm, const char *path, VmError *err)
+bool vm_stats_json(Vm *vm, char **out, size_t *outlen, VmError *err)
 {
     const VmModule *mod = vm ? vm->module : NULL;
     uint32_t maxcode = 1;
@@ -238,7 +220,7 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
         return vm_fail(err, "out of memory");
     }
     fputs("{\"version\":1,\"module\":", f);
-    json_string(f, mod ? mod->name : "");
+    vm_json_string(f, mod ? mod->name : "", SIZE_MAX);
     fputs(",\"methods\":[", f);
     for (uint32_t i = 0; mod && i < mod->nmethods; i++) {
         fputs(i ? ",\n" : "\n", f);
@@ -249,12 +231,38 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err)
             "],\n\"gc\":{\"collections\":%" PRIu64 ",\"bytes_allocated\":%" PRIu64 ",\"heap_bytes\":%" PRIu64
             ",\"collect_ms\":%" PRIu64 "}",
             gc.collections, gc.bytes_allocated, gc.heap_bytes, gc.collect_ms);
+    if (vm)
+        fprintf(f, ",\n\"stats_writes_failed\":%" PRIu64,
+                (uint64_t)__atomic_load_n(&vm->stats_failed, __ATOMIC_RELAXED));
+    if (vm_faults_any()) {
+        fputs(",\n\"faults_injected\":{", f);
+        for (int i = 0; i < VM_FAULT_COUNT; i++)
+            fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", vm_fault_name(i), vm_fault_injected(i));
+        fputc('}', f);
+    }
     if (vm && vm->hooks.stats_extra)
         vm->hooks.stats_extra(vm, f, vm->hooks.stats_ctx);
     fputs("}\n", f);
     bool bad = ferror(f);
-    bool ok = fclose(f) == 0 && !bad ? vm_outfile_write(path, text, len, err) : vm_fail(err, "out of memory");
-    free(starts), free(counts), free(text);
+    bool ok = fclose(f) == 0 && !bad;
+    free(starts), free(counts);
+    if (!ok) {
+        free(text);
+        return vm_fail(err, "out of memory");
+    }
+    *out = text;
+    *outlen = len;
+    return true;
+}
+
+bool vm_stats_write(Vm *vm, const char *path, VmError *err)
+{
+    char *text;
+    size_t len;
+    if (!vm_stats_json(vm, &text, &len, err))
+        return false;
+    bool ok = vm_outfile_write(path, text, len, err);
+    free(text);
     return ok;
 }
 
@@ -334,10 +342,14 @@ static _Noreturn void die_by(int sig)
     _exit(128 + sig);   /* not reached: the default action of both signals terminates */
 }
 
+/* A failed periodic write leaves the last complete file; it is counted
+ * (the final file says how many) and the first one is said. */
 static void write_locked(VmStatsWriter *w, VmError *err)
 {
     pthread_mutex_lock(&w->lock);
-    vm_stats_write(w->vm, w->path, err);
+    if (!vm_stats_write(w->vm, w->path, err) &&
+        __atomic_fetch_add(&w->vm->stats_failed, 1, __ATOMIC_RELAXED) == 0)
+        fprintf(stderr, "tally: warning: %s; the stats file keeps its last complete version\n", err->msg);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -432,7 +444,10 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
         w->catching = true;
     }
     if (w->period_ms > 0 || w->catching)
-        w->thread_started = pthread_create(&w->thread, NULL, writer_main, w) == 0;
+        w->thread_started = !vm_fault(VM_FAULT_THREAD) && pthread_create(&w->thread, NULL, writer_main, w) == 0;
+    if ((w->period_ms > 0 || w->catching) && !w->thread_started)
+        fprintf(stderr, "tally: warning: cannot start the stats writer's thread; %s is written at exit only\n",
+                w->path);
     if (w->catching && !w->thread_started) {
         /* nobody would act on a signal before the program ends: leave
          * signals alone; the final write still happens */

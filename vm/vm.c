@@ -121,6 +121,7 @@ VmThread *vm_thread_new(Vm *vm)
     if (!t)
         return NULL;
     t->vm = vm;
+    t->steps_left = vm->tun.max_steps > 0 ? vm->tun.max_steps : INT64_MAX;
     /* calloc of a large block maps fresh zero pages: nothing touched yet */
     t->stack = calloc((size_t)slots, sizeof(VmValue));
     /* frames[-1] is a sentinel: the "no frame yet" top frame, whose empty
@@ -293,10 +294,12 @@ int vm_run(Vm *vm, int argc, char **argv)
     if (vm->tun.cstack > 0 && pthread_attr_init(&attr) == 0) {
         started = pthread_attr_setstacksize(&attr, (size_t)vm->tun.cstack) == 0 &&
                   (cpu < 0 || pthread_attr_setaffinity_np(&attr, sizeof one, &one) == 0) &&
-                  pthread_create(&th, &attr, runner, &r) == 0;
+                  !vm_fault(VM_FAULT_THREAD) && pthread_create(&th, &attr, runner, &r) == 0;
         pthread_attr_destroy(&attr);
     }
     if (!started) {
+        if (vm->tun.cstack > 0)
+            fprintf(stderr, "tally: warning: cannot start the program's thread; it runs on the main thread's stack\n");
         if (cpu >= 0)
             pthread_setaffinity_np(pthread_self(), sizeof one, &one);
         return run_here(vm);

@@ -514,6 +514,7 @@ struct VmThread {
     char *cstack_limit;           /* lowest safe C stack address */
     jmp_buf *escape;              /* where vm_raise / vm_exit unwind to */
     int status;                   /* exit status after unwinding */
+    int64_t steps_left;           /* interpreted calls + back edges left (vm.max_steps) */
     /* The auditor's dispatch state of this thread, one VmAuditSlot per slot;
      * zero is a valid start.  In the thread, not thread-local storage, so
      * that a dispatcher reaches its countdown from its t argument with one
@@ -539,6 +540,7 @@ struct VmThread {
 struct Vm {
     VmTunables tun;
     VmHooks hooks;
+    uint64_t stats_failed;        /* periodic --stats writes that failed (atomic) */
     VmModule *module;
     VmThread *main;
     int argc;                     /* program arguments (after the file) */
@@ -631,10 +633,31 @@ bool vm_outfile_write(const char *path, const void *data, size_t len, VmError *e
  * rewritten again and again, each time whole. */
 bool vm_outfile_replaceable(const char *path);
 
-/* Writes the profiles of every method as JSON (schema: docs/stats.md) with
- * vm_outfile_write.  Safe while the program runs: counters
+/* fault.c: failures on purpose at the points of faults.def
+ * (-X vm.faults=NAME[:N],...: every Nth time NAME is reached), for tests.
+ * vm_faults_set replaces the whole spec (NULL or "" = none) and zeroes the
+ * counts; vm_fault is true when the caller must fail this time. */
+typedef enum VmFault {
+#define FAULT(id, name, help) VM_FAULT_##id,
+#include "faults.def"
+#undef FAULT
+    VM_FAULT_COUNT
+} VmFault;
+bool vm_faults_set(const char *spec, VmError *err);
+bool vm_fault(VmFault f);
+bool vm_faults_any(void);
+uint64_t vm_fault_injected(VmFault f);
+const char *vm_fault_name(VmFault f);
+
+/* The profiles of every method as JSON (schema: docs/stats.md), in a
+ * malloc'ed *out of *outlen bytes.  Safe while the program runs: counters
  * are read as they are (a snapshot, possibly torn between counters),
  * nothing that can change is followed. */
+bool vm_stats_json(Vm *vm, char **out, size_t *outlen, VmError *err);
+/* json.c: s (its first max bytes, up to its NUL) as a JSON string;
+ * always valid UTF-8, invalid bytes written as U+FFFD. */
+void vm_json_string(FILE *f, const char *s, size_t max);
+/* vm_stats_json, written with vm_outfile_write. */
 bool vm_stats_write(Vm *vm, const char *path, VmError *err);
 /* --stats while the program runs: a thread rewrites PATH every period_ms
  * (0, or a PATH that is not vm_outfile_replaceable: only at the end) and,

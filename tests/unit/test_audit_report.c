@@ -436,7 +436,7 @@ TEST(audit_report_stats_file)
     CHECK_CONTAINS(s, "{\"version\":1,\"module\":\"prog\",\"methods\":[\n{\"name\":\"main\",\"calls\":1,");
     CHECK_CONTAINS(s, "\"blocks\":[]},\n{\"name\":\"Foo.bar\",\"calls\":7,\"backedges\":0,\"hot\":true,");
     CHECK_CONTAINS(s, "\"blocks\":[]}],\n\"gc\":{\"collections\":");
-    CHECK_CONTAINS(s, "},\n\"bakeoffs\":[\n{\"id\":1,");
+    CHECK_CONTAINS(s, "},\n\"stats_writes_failed\":0,\n\"bakeoffs\":[\n{\"id\":1,");
     CHECK_CONTAINS(s, "\n{\"id\":3,");
     CHECK(s && !strcmp(s + strlen(s) - 5, "}\n]}\n"));
     free(s);

@@ -153,9 +153,11 @@ TEST(profile_stats_json)
                          "{\"start\":7,\"count\":30},{\"start\":9,\"count\":3}]}");
     CHECK_CONTAINS(json, "{\"name\":\"Shape.area\",\"calls\":0,\"backedges\":0,\"hot\":false,"
                          "\"branches\":[],\"sites\":[],\"blocks\":[]}],\n\"gc\":{\"collections\":");
-    /* the collector's counters close the document (no auditing here) */
+    /* the collector's counters, the failed writes (none) close the
+     * document (no auditing, no faults injected here) */
     CHECK_CONTAINS(json, ",\"heap_bytes\":");
-    CHECK(strstr(json, "}}\n") && strstr(json, "}}\n")[3] == 0);
+    const char *end = "},\n\"stats_writes_failed\":0}\n";
+    CHECK(strlen(json) > strlen(end) && !strcmp(json + strlen(json) - strlen(end), end));
     char tmp[80];
     snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
     CHECK(fopen(tmp, "r") == NULL);  /* renamed, not left behind */
@@ -170,4 +172,40 @@ TEST(profile_stats_json)
     for (uint32_t i = 0; i < mod->nmethods; i++)
         mod->methods[i] = (VmMethod){0};
     vm_module_free(mod);
+}
+
+/* Names come from modules, which may hold any bytes: the writers' strings
+ * stay valid JSON and UTF-8 (json_check checks both). */
+TEST(profile_json_string_any_bytes)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain", "\"plain\""},
+        {"q\"b\\n\nt\t", "\"q\\\"b\\\\n\\nt\\t\""},
+        {"\x01\x7f", "\"\\u0001\\u007f\""},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"a\xdf" "b", "\"a\\ufffdb\""},                 /* lead byte, no continuation */
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},             /* overlong '/' */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},  /* a surrogate */
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},   /* beyond U+10FFFF */
+        {"\xe2\x82", "\"\\ufffd\\ufffd\""},             /* cut short */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        vm_json_string(f, cases[i].in, SIZE_MAX);
+        fclose(f);
+        CHECK_STR(text, cases[i].out);
+        free(text);
+    }
+    /* max: the first max bytes only, a sequence cut by it included */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    vm_json_string(f, "ab\xc3\xa9", 3);
+    fclose(f);
+    CHECK_STR(text, "\"ab\\ufffd\"");
+    free(text);
 }
