@@ -403,6 +403,19 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
                       vm_suggest(word, long_options, sizeof long_options / sizeof *long_options));
 }
 
+/* --sandbox: sets each of sandbox_settings that no -X has set. */
+static bool apply_sandbox(Options *o)
+{
+    for (size_t k = 0; o->sandbox && k < NSANDBOX; k++) {
+        VmError err = {{0}};
+        if (!(o->given & (1u << k)) && !vm_tun_set(&o->tunables, sandbox_settings[k], &err)) {
+            fprintf(stderr, "tally: %s\n", err.msg);
+            return false;
+        }
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     Options o = {.jit = JIT_ON};
@@ -424,6 +437,8 @@ int main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(argv[i], "--help=tunables") || !strcmp(argv[i], "--help=tunables-markdown")) {
+            if (!apply_sandbox(&o))
+                return EXIT_USAGE;
             vm_tun_list(stdout, &o.tunables, argv[i][15] == '-');
             return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
         }
@@ -475,13 +490,8 @@ int main(int argc, char **argv)
                 return fail_usage("unexpected argument '%s'", argv[i], NULL);
         }
     }
-    for (size_t k = 0; o.sandbox && k < NSANDBOX; k++) {
-        VmError err = {{0}};
-        if (!(o.given & (1u << k)) && !vm_tun_set(&o.tunables, sandbox_settings[k], &err)) {
-            fprintf(stderr, "tally: %s\n", err.msg);
-            return EXIT_USAGE;
-        }
-    }
+    if (!apply_sandbox(&o))
+        return EXIT_USAGE;
     if (!strcmp(cmd, "run"))
         return cmd_run(&o, file, argc - i, argv + i);
     if (!strcmp(cmd, "dis"))
