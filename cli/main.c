@@ -150,7 +150,7 @@ static VmModule *load(const Options *o, const char *path, bool *compiled)
     *compiled = false;
     if (has_suffix(path, ".tl")) {
         char dir[PATH_MAX + 16];
-        TlOptions topt = {.stdlib_dir = stdlib_dir(o, dir, sizeof dir)};
+        TlOptions topt = {.stdlib_dir = stdlib_dir(o, dir, sizeof dir), .confine_imports = o->sandbox};
         *compiled = true;
         fflush(stdout);
         return tl_compile_file(path, &topt, stderr, NULL);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli.sh DIR — the `tally` command's behaviour: help, version, bad
 # usage (exit 2 with a suggestion), load errors, outputs never half-written,
-# --stats.  Prints one "PASS name" or "FAIL name: why" line per check.
+# --stats, --sandbox and its limits.  Prints one "PASS name" or "FAIL name: why" line per check.
 set -u
 D=${1:-/tmp/tally-cli}
 mkdir -p "$D"
@@ -413,6 +413,22 @@ check sandbox-settings 0 'vm.max_time                int     = 60  (default 0)' 
 grep -qF 'vm.natives                 string  = "builtin"' "$D/out" && grep -qF 'gc.max_heap                size    = 1073741824' "$D/out" &&
     echo "PASS sandbox-settings-all" || echo "FAIL sandbox-settings-all: $(grep -E 'vm.natives |gc.max_heap ' "$D/out")"
 check sandbox-settings-given 0 'gc.max_heap                size    = 67108864' -- $T -X gc.max_heap=64M --sandbox --help=tunables
+
+# imports read only regular files (a FIFO would never end), and under
+# --sandbox only those in the program's directory or the standard library
+# (a compile error shows the lines of the file it read)
+mkdir -p "$D/imp/sub"
+rm -f "$D/imp/fifo.tl" && mkfifo "$D/imp/fifo.tl"
+printf 'import "fifo.tl";\nfn main() { println(1); }\n' >"$D/imp/fifo-import.tl"
+check import-fifo 2 "fifo.tl': not a regular file" -- timeout 20 $T run "$D/imp/fifo-import.tl"
+printf 'fn two(): int { return 2; }\n' >"$D/imp/sub/two.tl"
+printf 'import "sub/two.tl";\nimport "math";\nfn main() { println(two()); }\n' >"$D/imp/inside.tl"
+check sandbox-import-inside 0 "2" -- $T --sandbox run "$D/imp/inside.tl"
+printf 'import "../two.tl";\nfn main() { println(two()); }\n' >"$D/imp/sub/up.tl"
+printf 'fn two(): int { return 2; }\n' >"$D/imp/two.tl"
+check sandbox-import-outside 2 "/../two.tl': outside the program's directory and the standard library (--sandbox)" -- \
+    $T --sandbox run "$D/imp/sub/up.tl"
+check import-outside-without-sandbox 0 "2" -- $T run "$D/imp/sub/up.tl"
 
 # the standard library's own tests run under --sandbox, interpreted and
 # every method compiled (its natives called straight from compiled code)
