@@ -272,7 +272,7 @@ struct VmStatsWriter {
     Vm *vm;
     char *path;
     int period_ms;
-    pthread_mutex_t lock;          /* one write at a time (same PATH.tmpPID) */
+    pthread_mutex_t lock;          /* one write at a time */
     sem_t own;
     sem_t *wake;                   /* &own, or signal_sem when catching */
     int stop;                      /* atomic */

@@ -635,7 +635,7 @@ size_t vm_format_float(double d, char *buf, size_t n);
  * m->ncode entries. */
 uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts);
 /* outfile.c: bytes to a file the user named: a regular file (or none)
- * through PATH.tmpPID renamed over it, "-" standard output, a FIFO, device
+ * through a new PATH.tmpPID.N renamed over it, "-" standard output, a FIFO, device
  * or symlink written in place and never replaced, anything else an error. */
 bool vm_outfile_write(const char *path, const void *data, size_t len, VmError *err);
 /* Whether path is a regular file or absent (and not "-"): one that can be
