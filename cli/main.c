@@ -4,9 +4,10 @@
  * (or the program's own exit status), 2 bad use, unreadable or malformed
  * input, verification and link errors (a native that vm.natives refuses
  * too), 3 the time limit (vm.max_time: vm/watchdog.c ends the process with
- * VM_EXIT_TIME_LIMIT, from its own thread, as compiled code never polls).  Everything that can fail below
- * returns an error; nothing half-written is left behind (outputs go to a
- * temporary file that is renamed only on success).
+ * VM_EXIT_TIME_LIMIT, from its own thread, as compiled code never polls).
+ * Everything that can fail below returns an error; nothing half-written is
+ * left behind (outputs go to a temporary file that is renamed only on
+ * success).
  */
 #include "vm.h"
 #include "jit.h"

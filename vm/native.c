@@ -88,13 +88,17 @@ static const char *const policy_names[] = {[VM_NATIVES_NONE] = "none", [VM_NATIV
 
 bool vm_natives_parse(const char *s, VmNativesPolicy *policy, VmError *err)
 {
-    for (int p = 0; p < (int)(sizeof policy_names / sizeof *policy_names); p++)
+    int n = (int)(sizeof policy_names / sizeof *policy_names);
+    char list[64] = "";
+    for (int p = 0; p < n; p++) {
         if (s && !strcmp(s, policy_names[p])) {
             if (policy)
                 *policy = (VmNativesPolicy)p;
             return true;
         }
-    return vm_fail(err, "vm.natives: '%s' is none of none, builtin, all", s ? s : "");
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", policy_names[p]);
+    }
+    return vm_fail(err, "vm.natives: '%s' is none of %s", s ? s : "", list);
 }
 
 typedef struct Allowed {
@@ -124,7 +128,9 @@ static bool extern_allowed(const VmModule *m, const VmNative *n, VmNativesPolicy
     for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
         if (!strcmp(allowed[i].lib, n->lib) && !strcmp(allowed[i].symbol, sym)) {
             if (strcmp(allowed[i].signature, have) != 0)
-                return vm_fail(err, "extern '%s' from '%s' refused: declared %s, vm.natives=builtin allows it only as %s",
+                return vm_fail(err,
+                               "extern '%s' from '%s' refused: declared %s, vm.natives=builtin allows it "
+                               "only as %s",
                                sym, n->lib, have, allowed[i].signature);
             return true;
         }
