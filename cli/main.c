@@ -2,9 +2,12 @@
  *
  * The only place that decides exit statuses: 0 success, 1 run-time error
  * (or the program's own exit status), 2 bad use, unreadable or malformed
- * input, verification and link errors.  Everything that can fail below
- * returns an error; nothing half-written is left behind (outputs go to a
- * temporary file that is renamed only on success).
+ * input, verification and link errors (a native that vm.natives refuses
+ * too), 3 the time limit (vm.max_time: vm/watchdog.c ends the process with
+ * VM_EXIT_TIME_LIMIT, from its own thread, as compiled code never polls).
+ * Everything that can fail below returns an error; nothing half-written is
+ * left behind (outputs go to a temporary file that is renamed only on
+ * success).
  */
 #include "vm.h"
 #include "jit.h"
@@ -32,10 +35,19 @@ typedef struct Options {
     const char *out;        /* -o FILE */
     bool no_verify;         /* asm --no-verify */
     JitMode jit;            /* --jit=MODE */
+    bool sandbox;           /* --sandbox */
+    uint32_t given;         /* bit k: -X set sandbox_settings[k]'s tunable */
 } Options;
 
+/* What --sandbox sets, for each tunable that no -X sets (in any order):
+ * only the standard library's natives, a heap and a time limit
+ * (docs/security.md). */
+static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
+#define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
+
 static const char *const commands[] = {"run", "build", "dis", "asm"};
-static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit"};
+static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
+                                           "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
 static const char *const log_topics[] = {"jit", "audit"};
 
@@ -65,9 +77,14 @@ static void usage(FILE *out)
           "                     compete (bakeoffs), a comma list of clients:\n",
           out);
     au_clients_help(out);
-    fputs("  --help=tunables    list every tunable by owner, with its current value\n"
+    fputs("  --sandbox          run a module you did not write: only the standard\n"
+          "                     library's natives (-X vm.natives=builtin), at most 1G of\n"
+          "                     heap (gc.max_heap=1G) and 60 s (vm.max_time=60); -X\n"
+          "                     overrides each (docs/security.md)\n"
+          "  --help=tunables    list every tunable by owner, with its current value\n"
           "                     (after the -X options before it)\n"
-          "\nexit status: 0 ok, 1 run-time error, 2 bad usage or bad/unverifiable module;\n"
+          "\nexit status: 0 ok, 1 run-time error, 2 bad usage or bad/unverifiable module\n"
+          "(or a native vm.natives refuses), 3 time limit (vm.max_time) exceeded;\n"
           "a program's exit(n) exits with n.\n",
           out);
 }
@@ -134,7 +151,7 @@ static VmModule *load(const Options *o, const char *path, bool *compiled)
     *compiled = false;
     if (has_suffix(path, ".tl")) {
         char dir[PATH_MAX + 16];
-        TlOptions topt = {.stdlib_dir = stdlib_dir(o, dir, sizeof dir)};
+        TlOptions topt = {.stdlib_dir = stdlib_dir(o, dir, sizeof dir), .confine_imports = o->sandbox};
         *compiled = true;
         fflush(stdout);
         return tl_compile_file(path, &topt, stderr, NULL);
@@ -244,7 +261,18 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         vm_module_free(m);
         return EXIT_USAGE;
     }
-    int status = vm_run(vm, argc, argv);
+    /* after the stats writer, stopped before it: its final write is how
+     * the time limit ends a run that has --stats */
+    VmWatchdog *watchdog = NULL;
+    int status;
+    if (o->tun.max_time > 0 && !(watchdog = vm_watchdog_start(o->tun.max_time, &err))) {
+        /* a limit asked for (--sandbox) is not silently dropped */
+        fprintf(stderr, "tally: %s; the program does not run without its time limit\n", err.msg);
+        status = EXIT_USAGE;
+    } else {
+        status = vm_run(vm, argc, argv);
+    }
+    vm_watchdog_stop(watchdog);
     au_auditor_stop(au);    /* before the final stats: undecided bakeoffs end there */
     if (stats && !vm_stats_writer_stop(stats, &err)) {
         fprintf(stderr, "tally: %s\n", err.msg);
@@ -312,10 +340,15 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
         const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
         if (!v)
             return fail_usage("-X needs name=value%s", "", NULL);
-        if (!vm_tun_set(&o->tunables, v, &err) || !mk_tunables_check(&o->mk, &err)) {
+        if (!vm_tun_set(&o->tunables, v, &err) || !mk_tunables_check(&o->mk, &err) ||
+            !vm_natives_parse(o->tun.natives, NULL, &err)) {
             fprintf(stderr, "tally: %s\n", err.msg);
             return EXIT_USAGE;
         }
+        size_t len = strcspn(v, "=");
+        for (size_t k = 0; k < NSANDBOX; k++)
+            if (!strncmp(v, sandbox_settings[k], len) && sandbox_settings[k][len] == '=')
+                o->given |= 1u << k;
         return 0;
     }
     if (!strcmp(a, "-o")) {
@@ -330,6 +363,10 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
     }
     if (!strcmp(a, "--no-verify")) {
         o->no_verify = true;
+        return 0;
+    }
+    if (!strcmp(a, "--sandbox")) {
+        o->sandbox = true;
         return 0;
     }
     if (!strcmp(a, "--jit") || !strcmp(a, "--log"))
@@ -372,6 +409,19 @@ static int parse_option(Options *o, int argc, char **argv, int *i)
                       vm_suggest(word, long_options, sizeof long_options / sizeof *long_options));
 }
 
+/* --sandbox: sets each of sandbox_settings that no -X has set. */
+static bool apply_sandbox(Options *o)
+{
+    for (size_t k = 0; o->sandbox && k < NSANDBOX; k++) {
+        VmError err = {{0}};
+        if (!(o->given & (1u << k)) && !vm_tun_set(&o->tunables, sandbox_settings[k], &err)) {
+            fprintf(stderr, "tally: %s\n", err.msg);
+            return false;
+        }
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     Options o = {.jit = JIT_ON};
@@ -393,6 +443,8 @@ int main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(argv[i], "--help=tunables") || !strcmp(argv[i], "--help=tunables-markdown")) {
+            if (!apply_sandbox(&o))
+                return EXIT_USAGE;
             vm_tun_list(stdout, &o.tunables, argv[i][15] == '-');
             return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
         }
@@ -447,6 +499,8 @@ int main(int argc, char **argv)
     VmError ferr = {{0}};
     if (!vm_faults_set(o.tun.faults, &ferr))
         return fail_usage("%s", ferr.msg, NULL);
+    if (!apply_sandbox(&o))
+        return EXIT_USAGE;
     if (!strcmp(cmd, "run"))
         return cmd_run(&o, file, argc - i, argv + i);
     if (!strcmp(cmd, "dis"))

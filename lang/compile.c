@@ -6,6 +6,10 @@
  * a path relative to the importing file when the name contains `/` or
  * ends in `.tl`.  Each file is loaded once (identified by its real path),
  * so import cycles are harmless; all files share one global namespace.
+ * Only regular files are imported (a device or FIFO would never end);
+ * with TlOptions.confine_imports (--sandbox) only those under the main
+ * file's directory or the standard library's, so that a program cannot
+ * have any other file read and shown in diagnostics.
  * Files are initialized imports first (post-order of the import graph),
  * which is the order of TlCompiler.order.
  * Invariants: after syntax errors the resynchronized trees are still
@@ -55,6 +59,24 @@ static TlFile *add_file(Driver *d, const char *path, const char *text, size_t le
     return f;
 }
 
+/* Whether real (a real path) lies under the directory of the real path
+ * `file` (dir_of) or under the directory dir itself. */
+static bool under(const char *real, const char *base, bool dir_of)
+{
+    char rb[PATH_MAX];
+    if (!base || !realpath(base, rb))
+        return false;
+    if (dir_of) {
+        char *slash = strrchr(rb, '/');
+        if (!slash)
+            return false;
+        slash[1] = 0;
+    } else if (rb[strlen(rb) - 1] != '/') {
+        strncat(rb, "/", sizeof rb - strlen(rb) - 1);
+    }
+    return strncmp(real, rb, strlen(rb)) == 0;
+}
+
 /* The path an import names, relative to the importing file. */
 static char *import_path(TlCompiler *c, TlFile *from, const char *name)
 {
@@ -97,6 +119,16 @@ static void load_imports(Driver *d, TlFile *f)
         struct stat st;
         if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
             tl_error(c, decl->pos, TL_D_CANNOT_READ, path, strerror(EISDIR));
+            continue;
+        }
+        if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+            tl_error(c, decl->pos, TL_D_CANNOT_READ, path, "not a regular file");
+            continue;
+        }
+        if (c->opt && c->opt->confine_imports && !under(real, d->srcs[0].real, true) &&
+            !under(real, c->opt->stdlib_dir ? c->opt->stdlib_dir : "stdlib", false)) {
+            tl_error(c, decl->pos, TL_D_CANNOT_READ, path,
+                     "outside the program's directory and the standard library (--sandbox)");
             continue;
         }
         bool seen = false;

@@ -19,6 +19,7 @@
 typedef struct TlOptions {
     const char *stdlib_dir;   /* where `import "name"` finds name.tl */
     int max_errors;           /* stop reporting after this many (0 = 20) */
+    bool confine_imports;     /* only imports under the main file's directory or stdlib_dir */
 } TlOptions;
 
 /* Compiles the program whose main file is `path`, with its imports, into

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli.sh DIR — the `tally` command's behaviour: help, version, bad
 # usage (exit 2 with a suggestion), load errors, outputs never half-written,
-# --stats.  Prints one "PASS name" or "FAIL name: why" line per check.
+# --stats, --sandbox and its limits.  Prints one "PASS name" or "FAIL name: why" line per check.
 set -u
 D=${1:-/tmp/tally-cli}
 mkdir -p "$D"
@@ -392,6 +392,98 @@ kill -TERM $pid
 wait $pid
 st=$?
 [[ $st -eq 143 ]] && echo "PASS sigterm-without-stats" || echo "FAIL sigterm-without-stats: status $st"
+
+# ---- --sandbox: natives, heap and time limits (docs/security.md) ----
+# A module declaring a C function outside the standard library's allow-list
+# is refused at load (exit 2, naming library and symbol), as source and as
+# .tlb alike; accepted with vm.natives=all (the default)
+printf 'extern fn getpid(): int = "libc.so.6";\nfn main() {\n    println("ran");\n    println(getpid() > 0);\n}\n' >"$D/getpid.tl"
+refused="extern 'getpid' from 'libc.so.6' refused: vm.natives=builtin allows only the standard library's C functions"
+check sandbox-refuses-source 2 "error: getpid: native getpid: $refused" -- $T --sandbox run "$D/getpid.tl"
+grep -q '^ran' "$D/out" && echo "FAIL sandbox-refuses-before-running: main ran" || echo "PASS sandbox-refuses-before-running"
+check sandbox-build 0 "" -- $T build "$D/getpid.tl" -o "$D/getpid.tlb"
+check sandbox-refuses-tlb 2 "$refused" -- $T --sandbox run "$D/getpid.tlb"
+check natives-builtin-refuses-tlb 2 "$refused" -- $T -X vm.natives=builtin --jit=eager run "$D/getpid.tlb"
+check natives-all-accepts-tlb 0 "true" -- $T -X vm.natives=all run "$D/getpid.tlb"
+check natives-default-all 0 "true" -- $T --jit=eager run "$D/getpid.tl"
+check sandbox-natives-override 0 "true" -- $T --sandbox -X vm.natives=all run "$D/getpid.tlb"
+check natives-none-stdlib 2 "extern 'sin' from 'libm.so.6' refused: vm.natives=none allows no C function" -- \
+    $T -X vm.natives=none run examples/nbody.tl 10
+check natives-bad-value 2 "vm.natives: 'libc' is none of none, builtin, all" -- $T -X vm.natives=libc run "$D/ok.tla"
+check sandbox-help 0 "--sandbox          run a module you did not write" -- $T --help
+check sandbox-settings 0 'vm.max_time                int     = 60  (default 0)' -- $T --sandbox --help=tunables
+grep -qF 'vm.natives                 string  = "builtin"' "$D/out" && grep -qF 'gc.max_heap                size    = 1073741824' "$D/out" &&
+    echo "PASS sandbox-settings-all" || echo "FAIL sandbox-settings-all: $(grep -E 'vm.natives |gc.max_heap ' "$D/out")"
+check sandbox-settings-given 0 'gc.max_heap                size    = 67108864' -- $T -X gc.max_heap=64M --sandbox --help=tunables
+
+# imports read only regular files (a FIFO would never end), and under
+# --sandbox only those in the program's directory or the standard library
+# (a compile error shows the lines of the file it read)
+mkdir -p "$D/imp/sub"
+rm -f "$D/imp/fifo.tl" && mkfifo "$D/imp/fifo.tl"
+printf 'import "fifo.tl";\nfn main() { println(1); }\n' >"$D/imp/fifo-import.tl"
+check import-fifo 2 "fifo.tl': not a regular file" -- timeout 20 $T run "$D/imp/fifo-import.tl"
+printf 'fn two(): int { return 2; }\n' >"$D/imp/sub/two.tl"
+printf 'import "sub/two.tl";\nimport "math";\nfn main() { println(two()); }\n' >"$D/imp/inside.tl"
+check sandbox-import-inside 0 "2" -- $T --sandbox run "$D/imp/inside.tl"
+printf 'import "../two.tl";\nfn main() { println(two()); }\n' >"$D/imp/sub/up.tl"
+printf 'fn two(): int { return 2; }\n' >"$D/imp/two.tl"
+check sandbox-import-outside 2 "/../two.tl': outside the program's directory and the standard library (--sandbox)" -- \
+    $T --sandbox run "$D/imp/sub/up.tl"
+check import-outside-without-sandbox 0 "2" -- $T run "$D/imp/sub/up.tl"
+
+# the standard library's own tests run under --sandbox, interpreted and
+# every method compiled (its natives called straight from compiled code)
+for f in tests/lang/stdlib_*.tl; do
+    want_st=0
+    grep -q '// expect-runtime-error:' "$f" && want_st=1
+    sed -n 's|^[[:space:]]*// expect: \{0,1\}||p' "$f" >"$D/sb.want"
+    res=PASS
+    for mode in off eager; do
+        timeout 120 $T --jit=$mode --sandbox run "$f" >"$D/sb.out" 2>"$D/sb.err" </dev/null
+        st=$?
+        if [[ $st -ne $want_st ]] || ! cmp -s "$D/sb.want" "$D/sb.out"; then
+            res="FAIL"
+            echo "FAIL sandbox-$(basename "$f" .tl) [--jit=$mode]: status $st, want $want_st: $(head -2 "$D/sb.err")"
+        fi
+    done
+    [[ $res == PASS ]] && echo "PASS sandbox-$(basename "$f" .tl)"
+done
+
+# an allocation bomb under --sandbox with a 64 MB heap ends with the
+# run-time error, not a crash or an abort in the collector
+printf 'class Node {\n    next: Node;\n    data: int[];\n    init(n: Node) { self.next = n; self.data = new int[1000]; }\n}\nfn main() {\n    var head: Node = null;\n    while true { head = Node(head); }\n}\n' >"$D/bomb.tl"
+for mode in off on eager; do
+    check sandbox-oom-$mode 1 "error: out of memory" -- timeout 120 $T --jit=$mode --sandbox -X gc.max_heap=64M run "$D/bomb.tl"
+done
+
+# an endless loop under vm.max_time=1 ends with the time limit's message
+# and status 3 (its output so far flushed), interpreted and in compiled
+# code (eager: compiled before its first call), and --stats is still
+# written whole; a run inside its limit ends as usual
+printf 'fn spin(): int {\n    var s = 0;\n    var i = 0;\n    while true { s = s + i %% 7; i = i + 1; }\n    return s;\n}\nfn main() {\n    println("start");\n    println(spin());\n}\n' >"$D/spin.tl"
+limit="error: time limit exceeded: the run took more than vm.max_time=1 s"
+for mode in off eager; do
+    rm -f "$D/spin-$mode.json"
+    check time-limit-$mode 3 "$limit" -- timeout 120 $T --jit=$mode -X jit.log=1 -X vm.max_time=1 run --stats="$D/spin-$mode.json" "$D/spin.tl"
+    if ! grep -qx start "$D/out"; then
+        echo "FAIL time-limit-$mode-output: $(head -2 "$D/out")"
+    elif [[ $mode == eager ]] && { ! grep -q 'jit: compiled #[0-9]* main ' "$D/out" || grep -q 'jit: failed' "$D/out"; }; then
+        # main is compiled before it runs, spin's loop inlined into it
+        echo "FAIL time-limit-$mode-output: main was not compiled: $(grep -m2 'jit:' "$D/out")"
+    else
+        echo "PASS time-limit-$mode-output"
+    fi
+    if ! json_ok "$D/spin-$mode.json"; then
+        echo "FAIL time-limit-$mode-stats: $(cat "$D/jc.out")"
+    elif ! grep -q '^{"name":"spin",' "$D/spin-$mode.json" || [[ -n $(compgen -G "$D/spin-$mode.json.tmp*") ]]; then
+        echo "FAIL time-limit-$mode-stats: $(head -c 200 "$D/spin-$mode.json")"
+    else
+        echo "PASS time-limit-$mode-stats"
+    fi
+done
+check time-limit-sandbox-on 3 "$limit" -- timeout 120 $T --sandbox -X vm.max_time=1 run "$D/spin.tl"
+check time-limit-not-reached 0 "42" -- timeout 120 $T -X vm.max_time=100 run --stats="$D/quick.json" "$D/ok.tla"
 
 # --log takes a comma list; audit is a topic
 check log-audit-topic 0 "285" -- $T --log=jit,audit run "$D/jitloop.tl"

@@ -97,6 +97,16 @@ else
     echo "PASS fault-thread-jit-on"
 fi
 
+# The time limit's watchdog cannot start: the program is not run without
+# the limit it asked for.
+bin/tally -X vm.max_time=60 -X vm.faults=thread --jit=off run "${PROG[@]}" >"$D/out" 2>"$D/err" </dev/null
+st=$?
+if [[ $st == 2 && ! -s $D/out ]] && grep -q "does not run without its time limit" "$D/err"; then
+    echo "PASS fault-thread-watchdog"
+else
+    echo "FAIL fault-thread-watchdog: status $st, stdout $(wc -c <"$D/out") bytes: $(head -1 "$D/err")"
+fi
+
 # Signals while main loops (in compiled code on the JIT and audit tiers).
 printf 'fn main() {\n    var s = 0;\n    for i in 0..4000000000 { s = s + i %% 3; }\n    println(s);\n}\n' >"$D/long.tl"
 for tier in jit audit; do

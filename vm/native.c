@@ -1,11 +1,16 @@
 /* vm/native.c — binding and calling natives: built-ins and libffi externs.
  *
- * Input: a module's VmNative entries (verified: type indices are in range)
- * and, at run time, CALLN's argument registers.
+ * Input: a module's VmNative entries (verified: type indices are in range),
+ * the VM's vm.natives policy, and, at run time, CALLN's argument registers.
  * Output: vm_native_bind fills n->builtin, or n->fn and n->cif; errors name
  * the library, symbol or type at fault.  vm_native_call returns the result
  * register.
- * Invariants: each library is dlopen()ed at most once per process and never
+ * Invariants: binding is the only way to a C function: n->fn is set here
+ * and nowhere else, and the interpreter and compiled code call only bound
+ * natives, so an extern the policy refuses (checked before its library is
+ * opened: dlopen runs the library's constructors) can never run.  The
+ * allow-list is natives_allowed.def.
+ * Each library is dlopen()ed at most once per process and never
  * closed (bound symbols stay valid for every module).  n->cif is ONE malloc
  * block starting with the ffi_cif (vm_module_free frees it with free()):
  * the argument type array and the per-argument conversions live in the
@@ -74,6 +79,65 @@ static bool bind_builtin(const VmModule *m, VmNative *n, VmError *err)
         return vm_fail(err, "built-in '%s' has signature %s, declared %s", n->symbol, want, have);
     n->builtin = fn;
     return true;
+}
+
+/* ---- which externs may bind (vm.natives, docs/security.md) -------------- */
+
+static const char *const policy_names[] = {[VM_NATIVES_NONE] = "none", [VM_NATIVES_BUILTIN] = "builtin",
+                                           [VM_NATIVES_ALL] = "all"};
+
+bool vm_natives_parse(const char *s, VmNativesPolicy *policy, VmError *err)
+{
+    int n = (int)(sizeof policy_names / sizeof *policy_names);
+    char list[64] = "";
+    for (int p = 0; p < n; p++) {
+        if (s && !strcmp(s, policy_names[p])) {
+            if (policy)
+                *policy = (VmNativesPolicy)p;
+            return true;
+        }
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", p ? ", " : "", policy_names[p]);
+    }
+    return vm_fail(err, "vm.natives: '%s' is none of %s", s ? s : "", list);
+}
+
+typedef struct Allowed {
+    const char *lib, *symbol, *signature;
+} Allowed;
+
+static const Allowed allowed[] = {
+#define NATIVE_ALLOWED(lib, symbol, signature) {lib, symbol, signature},
+#include "natives_allowed.def"
+#undef NATIVE_ALLOWED
+};
+
+/* Whether the extern n may bind under `policy`; the message names its
+ * library and symbol.  Built-ins are the VM's own code and always bind. */
+static bool extern_allowed(const VmModule *m, const VmNative *n, VmNativesPolicy policy, VmError *err)
+{
+    const char *sym = n->symbol ? n->symbol : "";
+    if (policy == VM_NATIVES_ALL)
+        return true;
+    if (policy == VM_NATIVES_NONE)
+        return vm_fail(err,
+                       "extern '%s' from '%s' refused: vm.natives=none allows no C function, not even the "
+                       "standard library's (built-ins such as println still work)",
+                       sym, n->lib);
+    char have[512];
+    format_signature(m, n, have, sizeof have);
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
+        if (!strcmp(allowed[i].lib, n->lib) && !strcmp(allowed[i].symbol, sym)) {
+            if (strcmp(allowed[i].signature, have) != 0)
+                return vm_fail(err,
+                               "extern '%s' from '%s' refused: declared %s, vm.natives=builtin allows it "
+                               "only as %s",
+                               sym, n->lib, have, allowed[i].signature);
+            return true;
+        }
+    return vm_fail(err,
+                   "extern '%s' from '%s' refused: vm.natives=builtin allows only the standard library's "
+                   "C functions (docs/security.md)",
+                   sym, n->lib);
 }
 
 /* ---- libraries ---------------------------------------------------------- */
@@ -205,7 +269,6 @@ static bool bind_extern(const VmModule *m, VmNative *n, VmError *err)
 
 bool vm_native_bind(Vm *vm, VmModule *m, VmNative *n, VmError *err)
 {
-    (void)vm;
     for (uint32_t i = 0; i < n->nparams; i++)
         if (n->params[i] >= m->ntypes)
             return vm_fail(err, "bad parameter type index %u", n->params[i]);
@@ -213,6 +276,11 @@ bool vm_native_bind(Vm *vm, VmModule *m, VmNative *n, VmError *err)
         return vm_fail(err, "bad return type index %u", n->ret);
     if (!n->lib || !n->lib[0])
         return bind_builtin(m, n, err);
+    VmNativesPolicy policy = VM_NATIVES_ALL;
+    if (vm && !vm_natives_parse(vm->tun.natives, &policy, err))
+        return false;
+    if (!extern_allowed(m, n, policy, err))
+        return false;
     return bind_extern(m, n, err);
 }
 

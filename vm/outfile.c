@@ -3,7 +3,8 @@
  * Input: a path and the bytes to put there.  Output: the bytes written,
  * or an error naming the path.  What is done depends on what the path is
  * (lstat, never followed to decide):
- *   absent or a regular file   a temporary file beside it (PATH.tmpPID),
+ *   absent or a regular file   a temporary file beside it (PATH.tmpPID.N,
+ *                              created new, never through an existing name),
  *                              renamed over it: a reader never sees half a
  *                              file, and a failed write leaves the old one;
  *   "-"                        standard output;
@@ -74,9 +75,17 @@ static bool write_replacing(const char *path, const void *data, size_t len, VmEr
     char *tmp = malloc(n);
     if (!tmp)
         return vm_fail(err, "out of memory");
-    snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
+    /* O_EXCL: never opened through a name someone else put there first (a
+     * symlink planted in a shared directory would make us overwrite its
+     * target); a name taken tries the next */
+    int fd = -1;
+    for (int k = 0; k < 100 && fd < 0; k++) {
+        snprintf(tmp, n, "%s.tmp%d.%d", path, (int)getpid(), k);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     bool ok = false;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         vm_fail(err, "cannot write '%s': %s", path, strerror(errno));
     } else {

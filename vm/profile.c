@@ -12,7 +12,9 @@
  * vm_outfile_write (a regular file through a temporary file renamed over
  * it, so a reader never sees half a file); the periodic
  * writer (vm_stats_writer_*) rewrites a regular file every second while the program
- * runs, and on SIGINT/SIGTERM before the signal ends the process.  Dumps
+ * runs, and on SIGINT/SIGTERM before the signal ends the process; a time
+ * limit (vm_stats_exit, from vm/watchdog.c) ends the process the same way,
+ * with its own exit status instead of a signal.  Dumps
  * taken while the program runs are snapshots: each counter is read once
  * (atomically), counters may be from slightly different instants, and
  * only pointers fixed at link time (profile arrays, names, classes) are
@@ -278,7 +280,7 @@ struct VmStatsWriter {
     Vm *vm;
     char *path;
     int period_ms;
-    pthread_mutex_t lock;          /* one write at a time (same PATH.tmpPID) */
+    pthread_mutex_t lock;          /* one write at a time */
     sem_t own;
     sem_t *wake;                   /* &own, or signal_sem when catching */
     int stop;                      /* atomic */
@@ -295,6 +297,10 @@ static sem_t signal_sem;
 static pthread_once_t signal_once = PTHREAD_ONCE_INIT;
 static volatile sig_atomic_t signal_caught;
 static int signal_owner;           /* a writer catches signals (atomic) */
+/* signal_caught's value for "end with exit_status" (vm_stats_exit): the
+ * time limit takes the signals' path, but no signal number is its own */
+#define END_BY_EXIT (-1)
+static volatile sig_atomic_t exit_status;
 
 static void signal_sem_init(void)
 {
@@ -342,6 +348,14 @@ static _Noreturn void die_by(int sig)
     _exit(128 + sig);   /* not reached: the default action of both signals terminates */
 }
 
+/* Ends the process as signal_caught asks, after the final write. */
+static _Noreturn void end_as_asked(int sig)
+{
+    if (sig == END_BY_EXIT)
+        _exit(exit_status);
+    die_by(sig);
+}
+
 /* A failed periodic write leaves the last complete file; it is counted
  * (the final file says how many) and the first one is said. */
 static void write_locked(VmStatsWriter *w, VmError *err)
@@ -378,7 +392,7 @@ static void *writer_main(void *arg)
         int sig = signal_caught;
         if (sig && w->catching) {
             write_locked(w, &err);
-            die_by(sig);
+            end_as_asked(sig);
         }
         if (r != 0) {   /* the deadline: a periodic snapshot */
             write_locked(w, &err);
@@ -486,6 +500,22 @@ bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err)
     free(w->path);
     free(w);
     if (sig)
-        die_by(sig);
+        end_as_asked(sig);
     return ok;
+}
+
+void vm_stats_exit(int status)
+{
+    if (__atomic_load_n(&signal_owner, __ATOMIC_ACQUIRE)) {
+        /* as a signal would: the writer's thread writes the final file
+         * and ends the process; a signal that came first ends it instead */
+        exit_status = status;
+        int none = 0;
+        if (__atomic_compare_exchange_n((int *)&signal_caught, &none, END_BY_EXIT, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            sem_post(&signal_sem);
+        for (;;)
+            pause();
+    }
+    _exit(status);
 }

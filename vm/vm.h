@@ -612,7 +612,18 @@ VmGcStats vm_gc_stats(void);
 
 /* builtins.c / native.c */
 VmBuiltinFn vm_builtin_lookup(const char *symbol, const char **signature);
+/* Binds n; with a VM, an extern first passes the VM's vm.natives policy
+ * (vm NULL: every extern may bind, for tests). */
 bool vm_native_bind(Vm *vm, VmModule *m, VmNative *n, VmError *err);
+/* vm.natives: which externs (C functions through libffi) may bind;
+ * built-ins always may. */
+typedef enum VmNativesPolicy {
+    VM_NATIVES_NONE,      /* none */
+    VM_NATIVES_BUILTIN,   /* those of vm/natives_allowed.def: the standard library's */
+    VM_NATIVES_ALL        /* any function of any library */
+} VmNativesPolicy;
+/* vm.natives's value ("none", "builtin", "all") → *policy (may be NULL). */
+bool vm_natives_parse(const char *s, VmNativesPolicy *policy, VmError *err);
 VmValue vm_native_call(VmThread *t, VmNative *n, VmValue *args);
 /* Writes the shortest text that reads back as d ("1.0", "0.1", "1e+300",
  * "-inf", "nan") into buf (NUL-terminated, truncated to n) and returns its
@@ -626,7 +637,7 @@ size_t vm_format_float(double d, char *buf, size_t n);
  * m->ncode entries. */
 uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts);
 /* outfile.c: bytes to a file the user named: a regular file (or none)
- * through PATH.tmpPID renamed over it, "-" standard output, a FIFO, device
+ * through a new PATH.tmpPID.N renamed over it, "-" standard output, a FIFO, device
  * or symlink written in place and never replaced, anything else an error. */
 bool vm_outfile_write(const char *path, const void *data, size_t len, VmError *err);
 /* Whether path is a regular file or absent (and not "-"): one that can be
@@ -671,5 +682,21 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
  * frees w; if a signal arrived meanwhile, re-raises it (does not return).
  * False with err when the final write failed. */
 bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err);
+/* Ends the process with `status` from any thread (vm/watchdog.c's time
+ * limit): when a writer catches signals, the way SIGINT and SIGTERM do,
+ * on its thread after the final write; else at once.  Does not return. */
+_Noreturn void vm_stats_exit(int status);
+
+/* watchdog.c: vm.max_time.  A thread that, unless stopped first, ends the
+ * process after `seconds` of wall-clock time with "error: time limit
+ * exceeded" and VM_EXIT_TIME_LIMIT, through vm_stats_exit (so --stats is
+ * still written), whether the program is interpreted or compiled: compiled
+ * code never polls.  NULL when seconds <= 0 (no limit) or with err. */
+#define VM_EXIT_TIME_LIMIT 3
+typedef struct VmWatchdog VmWatchdog;
+VmWatchdog *vm_watchdog_start(int64_t seconds, VmError *err);
+/* Stops and frees w (NULL: nothing); once it returns, the limit can no
+ * longer end the process. */
+void vm_watchdog_stop(VmWatchdog *w);
 
 #endif

@@ -511,7 +511,7 @@ TEST(audit_report_periodic_writer)
     CHECK(s && json_valid(s));
     CHECK_CONTAINS(s, "\"calls\":120,");
     char tmp[80];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp%d.0", path, (int)getpid());
     CHECK(access(tmp, F_OK) != 0);
     free(s);
     remove(path);

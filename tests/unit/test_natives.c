@@ -207,6 +207,58 @@ TEST(natives_extern_errors)
     vm_module_free(t.m);
 }
 
+/* vm.natives: which externs bind (docs/security.md).  The policy is
+ * checked before the library is opened (dlopen runs its constructors):
+ * a library that does not exist is refused, not looked for. */
+TEST(natives_policy)
+{
+    Types t = make_types();
+    VmError err = {{0}};
+    Vm vm = {0};
+    vm_tunables_default(&vm.tun);
+    CHECK_STR(vm.tun.natives, "all");
+    VmNativesPolicy p;
+    CHECK(vm_natives_parse("builtin", &p, &err) && p == VM_NATIVES_BUILTIN);
+    CHECK(vm_natives_parse("none", &p, &err) && p == VM_NATIVES_NONE);
+    CHECK(!vm_natives_parse("libm", &p, &err));
+    CHECK_STR(err.msg, "vm.natives: 'libm' is none of none, builtin, all");
+
+    uint32_t pf[] = {t.f}, pff[] = {t.f, t.f}, pi[] = {t.i};
+    VmNative labs_n = native("libc.so.6", "labs", 1, pi, t.i);
+    CHECK(vm_native_bind(&vm, t.m, &labs_n, &err));   /* all: any library */
+    free(labs_n.cif);
+
+    vm.tun.natives = "builtin";
+    VmNative libc = native("libc.so.6", "labs", 1, pi, t.i);
+    CHECK(!vm_native_bind(&vm, t.m, &libc, &err));
+    CHECK_STR(err.msg, "extern 'labs' from 'libc.so.6' refused: vm.natives=builtin allows only the standard "
+                       "library's C functions (docs/security.md)");
+    CHECK(libc.fn == NULL && libc.cif == NULL);
+    VmNative nolib = native("libnosuch_tally.so", "cbrt", 1, pf, t.f);
+    CHECK(!vm_native_bind(&vm, t.m, &nolib, &err));
+    CHECK_CONTAINS(err.msg, "extern 'cbrt' from 'libnosuch_tally.so' refused");
+    /* the standard library's, with its own signature only */
+    VmNative pw = native("libm.so.6", "pow", 2, pff, t.f);
+    CHECK(vm_native_bind(&vm, t.m, &pw, &err));
+    CHECK(vm_native_call(NULL, &pw, (VmValue[]){{.f = 2.0}, {.f = 10.0}}).f == 1024.0);
+    free(pw.cif);
+    VmNative cos_s = native("libm.so.6", "cos", 1, pf, t.s);
+    CHECK(!vm_native_bind(&vm, t.m, &cos_s, &err));
+    CHECK_STR(err.msg, "extern 'cos' from 'libm.so.6' refused: declared (float):string, vm.natives=builtin "
+                       "allows it only as (float):float");
+    /* built-ins are the VM's own code: every policy binds them */
+    vm.tun.natives = "none";
+    VmNative sq = native("", "sqrt", 1, pf, t.f);
+    CHECK(vm_native_bind(&vm, t.m, &sq, &err));
+    VmNative sin_n = native("libm.so.6", "sin", 1, pf, t.f);
+    CHECK(!vm_native_bind(&vm, t.m, &sin_n, &err));
+    CHECK_CONTAINS(err.msg, "extern 'sin' from 'libm.so.6' refused: vm.natives=none allows no C function");
+    vm.tun.natives = "bogus";
+    CHECK(!vm_native_bind(&vm, t.m, &sin_n, &err));
+    CHECK_STR(err.msg, "vm.natives: 'bogus' is none of none, builtin, all");
+    vm_module_free(t.m);
+}
+
 /* ---- built-ins on a real VM (allocation, run-time errors) --------------- */
 
 static Vm *rt_vm;

@@ -1,5 +1,5 @@
 /* tests/unit/test_profile.c — block counts derived from hand-set profile
- * counters, and the JSON statistics dump.
+ * counters, the JSON statistics dump, and output files (vm/outfile.c).
  *
  * Methods are built by hand as vm_link leaves them: branch instructions
  * carry their profile slot in k.i, and the counters are set to what an
@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define INSN(o, ...) ((VmInsn){.op = VM_OP_##o, __VA_ARGS__})
@@ -159,7 +160,7 @@ TEST(profile_stats_json)
     const char *end = "},\n\"stats_writes_failed\":0}\n";
     CHECK(strlen(json) > strlen(end) && !strcmp(json + strlen(json) - strlen(end), end));
     char tmp[80];
-    snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp%d.0", path, (int)getpid());
     CHECK(fopen(tmp, "r") == NULL);  /* renamed, not left behind */
     remove(path);
 
@@ -208,4 +209,39 @@ TEST(profile_json_string_any_bytes)
     fclose(f);
     CHECK_STR(text, "\"ab\\ufffd\"");
     free(text);
+}
+
+/* The temporary file of a replacing write is created new: a name planted
+ * beside the output (a symlink to someone's file, in a shared directory)
+ * is never opened, its target never written. */
+TEST(outfile_planted_tmp)
+{
+    char dir[] = "/tmp/tally-outfile-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128], victim[128], planted[160];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s.tmp%d.0", path, (int)getpid());
+    FILE *f = fopen(victim, "w");
+    CHECK(f != NULL);
+    fputs("keep", f);
+    fclose(f);
+    CHECK(symlink(victim, planted) == 0);
+    VmError err = {{0}};
+    CHECK(vm_outfile_write(path, "data\n", 5, &err));
+    char buf[16] = "";
+    f = fopen(victim, "r");
+    CHECK(f && fgets(buf, sizeof buf, f));
+    if (f)
+        fclose(f);
+    CHECK_STR(buf, "keep");
+    f = fopen(path, "r");
+    CHECK(f && fgets(buf, sizeof buf, f));
+    if (f)
+        fclose(f);
+    CHECK_STR(buf, "data\n");
+    char next[170];
+    snprintf(next, sizeof next, "%s.tmp%d.1", path, (int)getpid());
+    CHECK(access(next, F_OK) != 0);   /* renamed, not left behind */
+    unlink(planted), unlink(victim), unlink(path), rmdir(dir);
 }
