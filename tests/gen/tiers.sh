@@ -15,13 +15,13 @@
 #       "generr ID: why", or "mismatch ID I J: why" (tier indexes)
 #   tests/gen/tiers.sh --differ I J FILE   status 0 when tiers I and J
 #       disagree on FILE, which compiles (the reducer's predicate)
-# Environment: JOBS (2) programs at once; GEN_TIMEOUT (60) seconds a run;
+# Environment: GEN_TIERS (tests/tiers.sh) the file defining TIERS; JOBS (2) programs at once; GEN_TIMEOUT (60) seconds a run;
 # GEN_DIR (build/gen) where programs and outputs go; REDUCE (1) reduce
 # mismatches; GEN_VERBOSE (0) 1 = a PASS/FAIL line per program (run.sh).
 # Needs bin/tally, bin/tally-switch, build/tlgen, build/tlreduce.
 set -u
 cd "$(dirname "$0")/../.."
-source tests/tiers.sh
+source "${GEN_TIERS:-tests/tiers.sh}"   # another list only to test this script
 GEN_DIR=${GEN_DIR:-build/gen}
 GEN_TIMEOUT=${GEN_TIMEOUT:-60}
 JOBS=${JOBS:-2}
@@ -62,7 +62,11 @@ check() {
             return
         fi
         if [[ $st != "$ref_st" ]] || ! cmp -s "$base.0.out" "$base.$i.out" || ! cmp -s "$base.0.err" "$base.$i.err"; then
-            echo "mismatch $id 0 $i: status $ref_st vs $st"
+            local what=()
+            [[ $st != "$ref_st" ]] && what+=("status $ref_st vs $st")
+            cmp -s "$base.0.out" "$base.$i.out" || what+=("stdout differs")
+            cmp -s "$base.0.err" "$base.$i.err" || what+=("stderr differs")
+            echo "mismatch $id 0 $i: ${what[*]} (outputs in $base.*)"
             return
         fi
     done
