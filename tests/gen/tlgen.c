@@ -481,6 +481,12 @@ static char *expr_bool(int d)
         if (!v) return strdup("true");
         int c = 1 + rnd(G.ncls - 1);
         if (chance(25)) return sfmt("(%s is Op)", v->name);
+        if (chance(20)) {
+            /* identity: two references of any types, or null */
+            Var *w = pick_var((Ty){ TY_OBJ, 0 }, false, false);
+            if (!w || chance(30)) return sfmt("(%s %s null)", v->name, chance(50) ? "==" : "!=");
+            return sfmt("(%s %s %s)", v->name, chance(50) ? "==" : "!=", w->name);
+        }
         return sfmt("(%s is K%d)", v->name, c);
     }
     case 10: {
