@@ -48,6 +48,7 @@ static bool chance(int pct) { return rnd(100) < pct; }
 
 /* ---- output buffers ---- */
 typedef struct { char *p; size_t n, cap; } Buf;
+static bool out_of_memory;   /* a failed realloc: main reports it and fails */
 static void buf_vadd(Buf *b, const char *fmt, va_list ap)
 {
     va_list aq;
@@ -55,9 +56,13 @@ static void buf_vadd(Buf *b, const char *fmt, va_list ap)
     int k = vsnprintf(NULL, 0, fmt, aq);
     va_end(aq);
     if (b->n + (size_t)k + 1 > b->cap) {
-        b->cap = (b->n + (size_t)k + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) { perror("tlgen"); exit(2); }
+        size_t cap = (b->n + (size_t)k + 1) * 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            out_of_memory = true;
+            return;
+        }
+        b->p = p, b->cap = cap;
     }
     vsnprintf(b->p + b->n, (size_t)k + 1, fmt, ap);
     b->n += (size_t)k;
@@ -935,24 +940,24 @@ static long gen_body(Buf *out, Callee *c, int self_cls, int stmts, const char **
     return G.cost;
 }
 
-static void usage(void)
+static int usage(void)
 {
     fprintf(stderr, "usage: tlgen SEED [--iters N] [--fns N] [--no-trap]\n");
-    exit(2);
+    return 2;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) usage();
+    if (argc < 2) return usage();
     char *end;
     unsigned long long seed = strtoull(argv[1], &end, 10);
-    if (*end) usage();
+    if (*end) return usage();
     int iters = -1, nfns = -1, trap = -1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--fns") && i + 1 < argc) nfns = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-trap")) trap = 0;
-        else usage();
+        else return usage();
     }
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
     for (int i = 0; i < 4; i++) rng_next();
@@ -1221,7 +1226,11 @@ int main(int argc, char **argv)
     line("println(%s[0] + %s[3]);", farr->name, farr->name);
     buf_add(&P, "fn main() {\n%s}\n", mb.p);
     free(mb.p);
+    if (out_of_memory) {
+        fprintf(stderr, "tlgen: out of memory\n");
+        return 2;
+    }
     fwrite(P.p, 1, P.n, stdout);
     free(P.p);
-    return 0;
+    return fflush(stdout) == 0 ? 0 : 2;
 }
