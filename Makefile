@@ -27,7 +27,7 @@ UNIT_OBJ := $(patsubst %.c,build/%.o,$(wildcard tests/unit/*.c))
 LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .DEFAULT_GOAL := all
-.PHONY: help all setup test demo docs clean tsan-audit fuzz \
+.PHONY: help all setup test demo docs clean tsan-audit fuzz fuzz-tiers \
         bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
 
 help: ## list the targets with what each does (plain `make` builds all)
@@ -36,7 +36,7 @@ help: ## list the targets with what each does (plain `make` builds all)
 all: bin/tally bin/tally-switch ## build the command and its switch-dispatch twin (the default)
 
 test: setup ## build everything the tests need and run tests/run.sh
-	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit build/jsoncheck
+	@$(MAKE) --no-print-directory all build/unit-tests build/mutate build/srcfuzz build/tsan-audit build/jsoncheck build/tlgen build/tlreduce
 	@bash tests/run.sh
 
 demo: setup ## build bin/tally and run two examples
@@ -76,6 +76,14 @@ build/mutate: build/tests/fuzz/mutate.o $(TIER_OBJ) ## the module fuzz test: mut
 build/srcfuzz: build/tests/fuzz/srcfuzz.o $(TIER_OBJ) ## the source fuzz test: mutated .tl files through compiler, verifier, VM
 	$(LINK)
 
+build/tlgen: tests/gen/tlgen.c ## the random program generator (tests/gen/): build/tlgen SEED prints a program
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $<
+
+build/tlreduce: tests/gen/tlreduce.c ## the line-based program reducer of tests/gen/tiers.sh
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $<
+
 # Coverage-guided fuzzing (tests/fuzz/harness/, run by tests/fuzz/fuzz.sh):
 # each harness linked with the parts it reaches, built by clang with
 # libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer.
@@ -91,6 +99,13 @@ $(FUZZ_OBJ): build/fuzz/%.o: %.c
 
 build/fuzz/fuzz_%: tests/fuzz/harness/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) -lgc -lffi -ldl -lm -lpthread
+
+N    ?= 10000
+SEED ?=
+fuzz-tiers: ## random programs on every tier: N (10000) programs from SEED (default random, printed), mismatches reduced
+	@$(MAKE) --no-print-directory all build/tlgen build/tlreduce
+	@seed=$(SEED); [ -n "$$seed" ] || seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d " "); \
+	  echo "fuzz-tiers: SEED=$$seed N=$(N)"; bash tests/gen/tiers.sh $$seed $(N)
 
 # The same harnesses for AFL++ (afl-clang-fast: Debian's afl-gcc-fast
 # does not work with gcc 12.2), whose libAFLDriver calls the same entry.

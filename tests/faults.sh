@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# tests/faults.sh DIR "AUDIT TIER" — the fault matrix: every point of
+# tests/faults.sh DIR — the fault matrix: every point of
 # vm/faults.def made to fail (-X vm.faults=POINT) under the interpreter,
-# the JIT (every method compiled) and the auditor (tests/run.sh's audit
-# tier), with --stats; then signals during a run on each tier.  Prints one
+# the JIT (every method compiled) and the auditor (the audit tier of
+# tests/tiers.sh), with --stats; then signals during a run on each tier.  Prints one
 # "PASS name" or "FAIL name: why" line per check.
 #
 # What must hold for each point × tier:
@@ -16,7 +16,7 @@
 #   kill -9 leaves the last periodic one, valid.
 set -u
 D=${1:-/tmp/tally-faults}
-AUDIT=${2:?usage: tests/faults.sh DIR "AUDIT TIER"}
+source tests/tiers.sh
 mkdir -p "$D"
 J=build/jsoncheck
 PROG=("$D/prog.tl")
@@ -33,7 +33,7 @@ fn main() {
 }
 EOF
 
-declare -A TIER=([interp]="bin/tally --jit=off" [jit]="bin/tally --jit=eager" [audit]="$AUDIT")
+declare -A TIER=([interp]="bin/tally --jit=off" [jit]="bin/tally --jit=eager" [audit]="$AUDIT_TIER")
 # what a point's failure says on stderr (--log=jit,audit)
 declare -A SAYS=([compile]="injected failure (vm.faults=compile)" [assemble]="injected failure (vm.faults=assemble)"
     [link]="injected failure (vm.faults=link)" [dlopen]="injected failure (vm.faults=dlopen)"

@@ -12,6 +12,13 @@
 #             JIT on (the default), with A/A bakeoffs (--audit=aa), with
 #             code markers in every block (markers.everywhere), and with
 #             A/A bakeoffs timing loops (audit.timing=markers)
+#   gen       random programs (build/tlgen, seeds GEN_FIRST.. (1), GEN_COUNT
+#             of them (40)) on every tier of the tiers suite: identical
+#             stdout, stderr and status, no failed JIT compile, no timeout;
+#             a pass per program (tests/gen/tiers.sh, without reduction);
+#             the reduced programs of tests/gen/regressions/ replayed the
+#             same way (a pass each); the reducer on a fake mismatch (a
+#             pass per seed, tests/gen/reduce-test.sh)
 #   verify    tests/verify/*.tla must be rejected with the exact message
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
@@ -45,23 +52,9 @@ BUILDS=(bin/tally bin/tally-switch)
 # (eager) and with methods compiled on the hot path as soon as they are
 # warm (sync: deterministic, unlike the background default)
 CONFIGS=("${BUILDS[@]}" "bin/tally --jit=eager" "bin/tally --jit=sync -X vm.hot_threshold=2")
-# tiers: the reference (switch interpreter) first
-# and the auditor: every method compiled at its second call gets an A/A
-# bakeoff at once (sync: its dispatcher is installed before the program
-# goes on), sampled every other call, decided or timed out within 50 ms,
-# and the chosen clean code installed while the program runs; tiny
-# methods too (audit.min_cost=0), which by default are never audited
-AUDIT_TIER="bin/tally --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.concurrent=4"
-AUDIT_TIER+=" -X audit.sample_every=2 -X audit.burst=2 -X audit.min_samples=30 -X audit.trim_window=4"
-AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1 -X audit.min_cost=0"
-# code markers: one in every block of every compiled method, deleted
-# from the optimized code (markers.everywhere); and the auditor's tier
-# with loop timings, every audited method with a loop getting timed
-# marker code (audit.timing=markers, markers.min_cost=0: any loop)
-MARKERS_TIER="bin/tally --jit=eager -X markers.everywhere=blocks"
-LOOPS_TIER="$AUDIT_TIER -X audit.timing=markers -X markers.min_cost=0"
-TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally" "$AUDIT_TIER"
-    "$MARKERS_TIER" "$LOOPS_TIER")
+# tiers: the reference (switch interpreter) first (tests/tiers.sh, shared
+# with the random programs of tests/gen/tiers.sh)
+source tests/tiers.sh
 TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -253,6 +246,23 @@ if want "${SUITES[@]}"; then
     done
 fi
 
+SUITE=gen
+if want "${SUITES[@]}"; then
+    echo "== gen (random programs on every tier: tests/gen/tiers.sh)"
+    # one PASS/FAIL line per program; progress and the summary are information
+    regs=()
+    for f in tests/gen/regressions/*.tl; do [[ -f $f ]] && regs+=("$f"); done
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done < <(GEN_VERBOSE=1 REDUCE=0 bash tests/gen/tiers.sh "${GEN_FIRST:-1}" "${GEN_COUNT:-40}" 2>&1
+        [[ ${#regs[@]} -gt 0 ]] && GEN_VERBOSE=1 bash tests/gen/tiers.sh --replay "${regs[@]}" 2>&1
+        bash tests/gen/reduce-test.sh 2>&1)
+fi
+
 SUITE=verify
 if want "${SUITES[@]}"; then
     echo "== verify"
@@ -335,7 +345,7 @@ if want "${SUITES[@]}"; then
             FAIL*) bad "${line#FAIL }" ;;
             *) echo "$line" ;;
         esac
-    done < <(bash tests/faults.sh "$TMP/faults" "$AUDIT_TIER" 2>&1)
+    done < <(bash tests/faults.sh "$TMP/faults" 2>&1)
 fi
 
 SUITE=mutate
