@@ -192,7 +192,7 @@ static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
     int32_t saved = st->countdown;
     st->countdown = INT32_MAX;
     bool warmup = place < d->warmup;
-    uint32_t outer = warmup ? au_sample_warmup(d->tab.bakeoff) : 0;
+    uint32_t outer = warmup ? au_sample_warmup(__atomic_load_n(&d->tab.bakeoff, __ATOMIC_RELAXED)) : 0;
     VmValue r = d->tab.timed(t, m, args);
     if (warmup)
         au_sample_warmup(outer);

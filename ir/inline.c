@@ -442,7 +442,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
 
     /* the callee's blocks, locals shifted, counts scaled */
     IrBlock **map = ir_alloc(f, cf->nblocks * sizeof *map);
-    uint64_t calls = callee->prof.calls;
+    uint64_t calls = VM_PROF_GET(callee->prof.calls);
     for (uint32_t i = 0; i < cf->nblocks; i++) {
         IrBlock *cb = cf->blocks[i];
         IrBlock *nb = ir_block_new(f, callee, cb->pc);

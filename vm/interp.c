@@ -41,7 +41,7 @@
 static __attribute__((noinline, cold)) void hot(VmThread *t, VmMethod *m, const VmInsn *osr)
 {
     Vm *vm = t->vm;
-    if (vm->hooks.hot && (!m->prof.hot || (!osr && m->entry == vm_interp_entry))) {
+    if (vm->hooks.hot && (!m->prof.hot || (!osr && __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry))) {
         m->prof.hot = true;
         vm->hooks.hot(vm, m, osr);
     }
@@ -71,7 +71,9 @@ static __attribute__((noinline, cold)) const VmOsr *backedge_hot(VmThread *t, Vm
      * ordinary entry the tiers put off until it was called again (entered
      * once when it got hot).  Such a call seldom reaches the hot hook in
      * INVOKE, as its back edges use up the countdown: tell the tiers here. */
-    if (++m->prof.osr_entries > 1 && vm->hooks.hot && m->entry == vm_interp_entry)
+    VM_PROF_BUMP(m->prof.osr_entries);
+    if (VM_PROF_GET(m->prof.osr_entries) > 1 && vm->hooks.hot &&
+        __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry)
         vm->hooks.hot(vm, m, NULL);
     return o;
 }
@@ -169,7 +171,7 @@ static inline void site_note(VmCallSite *s, VmClass *c)
  * the registers and pops the frame, so it returns like RET does. */
 #define BACKEDGE(to)                                                           \
     do {                                                                       \
-        m->prof.backedges++;                                                   \
+        VM_PROF_BUMP(m->prof.backedges);                                       \
         if (unlikely(--m->prof.hot_countdown == 0)) {                          \
             SAVE();                                                            \
             const VmOsr *osr_ = backedge_hot(t, m, (to));                      \
@@ -184,13 +186,13 @@ static inline void site_note(VmCallSite *s, VmClass *c)
 #define BRANCH(cond, target)                                                   \
     do {                                                                       \
         if (cond) {                                                            \
-            br[pc->k.i].taken++;                                               \
+            VM_PROF_BUMP(br[pc->k.i].taken);                                   \
             const VmInsn *to_ = code + (target);                               \
             if (unlikely(to_ <= pc))                                           \
                 BACKEDGE(to_);                                                 \
             pc = to_;                                                          \
         } else {                                                               \
-            br[pc->k.i].not_taken++;                                           \
+            VM_PROF_BUMP(br[pc->k.i].not_taken);                               \
             pc++;                                                              \
         }                                                                      \
         DISPATCH();                                                            \
@@ -210,8 +212,10 @@ static inline void site_note(VmCallSite *s, VmClass *c)
             t->stack_hwm = top;                                                \
         if (unlikely(--callee_->prof.hot_countdown == 0))                      \
             hot(t, callee_, NULL);                                             \
-        if (likely(callee_->entry == vm_interp_entry)) {                       \
-            callee_->prof.calls++; /* compiled code counts its own calls */    \
+        /* acquire: pairs with the release that installs compiled code */    \
+        VmEntry e_ = __atomic_load_n(&callee_->entry, __ATOMIC_ACQUIRE);       \
+        if (likely(e_ == vm_interp_entry)) {                                   \
+            VM_PROF_BUMP(callee_->prof.calls); /* compiled code counts itself */\
             if (unlikely(!callee_->code))                                      \
                 vm_raise(t, "call of abstract method %s", callee_->name);      \
             const VmValue *args = R + pc->b;                                   \
@@ -234,7 +238,7 @@ static inline void site_note(VmCallSite *s, VmClass *c)
             br = callee_->prof.branches;                                       \
             DISPATCH();                                                        \
         }                                                                      \
-        VmValue v_ = callee_->entry(t, callee_, R + pc->b);                    \
+        VmValue v_ = e_(t, callee_, R + pc->b);                                \
         if (pc->a >= 0)                                                        \
             RA = v_;                                                           \
         NEXT();                                                                \
@@ -275,7 +279,7 @@ VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args)
     /* args may alias the new registers (a caller that laid them out there) */
     memmove(R, args, m->nparams * sizeof *R);
     memset(R + m->nparams, 0, (m->nregs - m->nparams) * sizeof *R);
-    m->prof.calls++;
+    VM_PROF_BUMP(m->prof.calls);
     if (unlikely(--m->prof.hot_countdown == 0))
         hot(t, m, NULL);
     fp++;
@@ -585,5 +589,5 @@ const void *const *vm_interp_handlers(void)
 
 VmValue vm_call(VmThread *t, VmMethod *m, VmValue *args)
 {
-    return m->entry(t, m, args);
+    return __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE)(t, m, args);
 }

@@ -73,13 +73,13 @@ static const VmBranchProf *slot_of(const VmMethod *m, const VmInsn *in)
 static uint64_t taken(const VmMethod *m, const VmInsn *in)
 {
     const VmBranchProf *b = slot_of(m, in);
-    return b ? b->taken : 0;
+    return b ? VM_PROF_GET(b->taken) : 0;
 }
 
 static uint64_t not_taken(const VmMethod *m, const VmInsn *in)
 {
     const VmBranchProf *b = slot_of(m, in);
-    return b ? b->not_taken : 0;
+    return b ? VM_PROF_GET(b->not_taken) : 0;
 }
 
 /* Block index of the block starting at pc (a leader), by binary search. */
@@ -127,7 +127,7 @@ uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts)
         if (tgt >= 0 && tgt <= pc)
             counts[block_at(starts, nb, (uint32_t)tgt)] += taken(m, in);
     }
-    counts[0] += m->prof.calls;
+    counts[0] += VM_PROF_GET(m->prof.calls);
 
     /* forward edges in instruction order: a block's count is final once
      * every earlier block has pushed its edges */
@@ -155,10 +155,9 @@ uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* Profile counters are written by the program's threads without locks; a
- * dump taken while the program runs reads each one once, atomically (so a
- * value is one the counter really had), but not all at the same instant. */
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* A dump taken while the program runs reads each counter once (VM_PROF_GET),
+ * but not all at the same instant. */
+#define LOAD(x) VM_PROF_GET(x)
 
 static void json_string(FILE *f, const char *s)
 {
