@@ -30,12 +30,14 @@ export TALLY_BIN=build/$SAN/bin TALLY_UNIT=build/$SAN/unit-tests
 SUPP=$PWD/tests/sanitize-$SAN.supp
 [[ -f $SUPP ]] && SUPP_OPT=":suppressions=$SUPP" || SUPP_OPT=""
 if [[ $SAN == asan ]]; then
-    # The collector's heap is not malloc's: LeakSanitizer would neither see
-    # its objects nor scan them, so malloc'ed memory they point to would be
-    # reported as leaked (leaks: the unit tests, below).  Fake stacks for
-    # use-after-return would hide the program's locals from the collector's
-    # stack scan.  Status 66 tells a report from a run-time error (1).
-    export ASAN_OPTIONS="detect_leaks=0:detect_stack_use_after_return=0:exitcode=66:log_path=$LOGS/report$SUPP_OPT"
+    # Fake stacks for use-after-return would hide the program's locals from
+    # the collector's stack scan.  LeakSanitizer neither tracks the
+    # collector's objects nor scans them, yet finds no malloc'ed block
+    # reachable only through them; its suppressions are libgccjit's and
+    # the compiled code's own (tests/sanitize-lsan.supp).  Status 66 tells
+    # a report from a run-time error (1).
+    export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=0:exitcode=66:log_path=$LOGS/report$SUPP_OPT"
+    export LSAN_OPTIONS="suppressions=$PWD/tests/sanitize-lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=66:log_path=$LOGS/report"
     export TALLY_TIMEOUT_SCALE=${TALLY_TIMEOUT_SCALE:-4}
     SUITES=(unit program tiers cli)
