@@ -35,6 +35,7 @@
 # Environment (tests/sanitize.sh sets them to run sanitized builds):
 #   TALLY_BIN            the directory of tally and tally-switch (bin)
 #   TALLY_UNIT           the unit tests' program (build/unit-tests)
+#   TALLY_UNIT_ONLY      the unit tests to run: names' parts (all)
 #   TALLY_TIMEOUT_SCALE  multiplies every timeout (1): sanitized code is slower
 #   TALLY_TIERS          the tiers suite's tiers by name, the first the
 #                        reference (all: switch off eager on audit markers loops)
@@ -189,7 +190,8 @@ for f in tests/lang/*.tl; do [[ -f $f ]] && PROGRAMS+=("$f"); done
 SUITE=unit
 if want "${SUITES[@]}"; then
     echo "== unit"
-    $UNIT >"$TMP/unit" 2>&1
+    # shellcheck disable=SC2086
+    $UNIT ${TALLY_UNIT_ONLY:-} >"$TMP/unit" 2>&1
     line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$TMP/unit")
     if [[ -z $line ]]; then
         bad "unit tests did not finish"
