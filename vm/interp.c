@@ -42,7 +42,7 @@ static __attribute__((noinline, cold)) void hot(VmThread *t, VmMethod *m, const 
 {
     Vm *vm = t->vm;
     if (vm->hooks.hot && (!m->prof.hot || (!osr && __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry))) {
-        m->prof.hot = true;
+        VM_PROF_SET(m->prof.hot, true);
         vm->hooks.hot(vm, m, osr);
     }
     if (vm->hooks.osr && vm->tun.osr_poll > 0)
@@ -115,25 +115,25 @@ static __attribute__((noinline)) void site_note_slow(VmCallSite *s, VmClass *c)
 {
     for (int i = 1; i < VM_SITE_WAYS; i++) {
         if (s->seen[i].cls == c) {
-            s->seen[i].count++;
+            VM_PROF_BUMP(s->seen[i].count);
             return;
         }
         if (!s->seen[i].cls) {
-            s->seen[i].cls = c;
-            s->seen[i].count = 1;
+            VM_PROF_SET(s->seen[i].count, 1);
+            VM_PROF_SET(s->seen[i].cls, c);
             return;
         }
     }
-    s->other++;
+    VM_PROF_BUMP(s->other);
 }
 
 static inline void site_note(VmCallSite *s, VmClass *c)
 {
     if (likely(s->seen[0].cls == c))
-        s->seen[0].count++;
+        VM_PROF_BUMP(s->seen[0].count);
     else if (!s->seen[0].cls) {
-        s->seen[0].cls = c;
-        s->seen[0].count = 1;
+        VM_PROF_SET(s->seen[0].count, 1);
+        VM_PROF_SET(s->seen[0].cls, c);
     } else
         site_note_slow(s, c);
 }
@@ -528,7 +528,7 @@ dispatch:
         VmClass *c = o->cls;
         VmMethod *cm;
         if (likely(s->seen[0].cls == c && s->seen[0].m)) {
-            s->seen[0].count++;
+            VM_PROF_BUMP(s->seen[0].count);
             cm = s->seen[0].m;
         } else {
             SAVE();

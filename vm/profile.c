@@ -284,6 +284,8 @@ struct VmStatsWriter {
  * thread just as that writer stops posts to a live semaphore. */
 static sem_t signal_sem;
 static pthread_once_t signal_once = PTHREAD_ONCE_INIT;
+/* set by the handler, read by the writer thread: atomic accesses (lock-free,
+ * so async-signal-safe) */
 static volatile sig_atomic_t signal_caught;
 static int signal_owner;           /* a writer catches signals (atomic) */
 
@@ -299,13 +301,14 @@ static void on_signal(int sig)
     int saved = errno;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);   /* async-signal-safe */
-    if (signal_caught) {
+    int caught = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
+    if (caught) {
         /* the same signal again within a second is one signal delivered
          * twice (timeout(1) sends it to the child and to its process
          * group), not the user: keep writing.  Otherwise the user
          * insists; end now with the last complete file */
         long ms = (now.tv_sec - signal_first.tv_sec) * 1000L + (now.tv_nsec - signal_first.tv_nsec) / 1000000L;
-        if (sig == signal_caught && ms < 1000) {
+        if (sig == caught && ms < 1000) {
             errno = saved;
             return;
         }
@@ -313,7 +316,7 @@ static void on_signal(int sig)
         raise(sig);
     } else {
         signal_first = now;
-        signal_caught = sig;
+        __atomic_store_n(&signal_caught, sig, __ATOMIC_RELAXED);
         sem_post(&signal_sem);
     }
     errno = saved;
@@ -362,7 +365,7 @@ static void *writer_main(void *arg)
         if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
             return NULL;
         VmError err = {{0}};
-        int sig = signal_caught;
+        int sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
         if (sig && w->catching) {
             write_locked(w, &err);
             die_by(sig);
@@ -424,7 +427,7 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
         pthread_once(&signal_once, signal_sem_init);
         while (sem_trywait(&signal_sem) == 0)   /* posts left by an earlier writer */
             ;
-        signal_caught = 0;
+        __atomic_store_n(&signal_caught, 0, __ATOMIC_RELAXED);
         w->wake = &signal_sem;
         catch_signal(SIGINT, &w->old_int);
         catch_signal(SIGTERM, &w->old_term);
@@ -462,7 +465,7 @@ bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err)
     if (w->catching) {
         sigaction(SIGINT, &w->old_int, NULL);
         sigaction(SIGTERM, &w->old_term, NULL);
-        sig = signal_caught;
+        sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
         __atomic_store_n(&signal_owner, 0, __ATOMIC_RELEASE);
     }
     sem_destroy(&w->own);
