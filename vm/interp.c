@@ -409,7 +409,7 @@ dispatch:
     CASE(JMP) {
         const VmInsn *to = code + pc->a;
         if (to <= pc) {
-            br[pc->k.i].taken++;
+            VM_PROF_BUMP(br[pc->k.i].taken);
             BACKEDGE(to);
         }
         pc = to;
