@@ -889,16 +889,22 @@ else
     echo "FAIL loops-stats: $(grep -o '"timing":[^,]*,"timing_reason":[^,]*' "$D/loops.json" | head -2)"
 fi
 # two such methods called in turn, 40 calls each: both sample at once
-# (research.beside) and each decides -O2 within the run
+# (research.beside) and each decides -O2 within the run (not under a
+# sanitizer, TALLY_TIMEOUT_SCALE > 1: compiling the variants then takes
+# most of the run)
 both=0
+((SCALE > 1)) && both=skip
 for i in 1 2 3; do
+    [[ $both == skip ]] && break
     "${LOOPY_RUN[@]}" -X audit.timing=markers run tests/fixtures/loops/two-loops.tl 40 300 >"$D/out" 2>&1 </dev/null
     if grep -q 'audit: decided #[12] smooth .*outcome=winner winner=-O2' "$D/out" &&
         grep -q 'audit: decided #[12] mix .*outcome=winner winner=-O2' "$D/out"; then
         both=1 && break
     fi
 done
-if ((both)); then
+if [[ $both == skip ]]; then
+    echo "skipped loops-beside-both-decide: its outcome hangs on timings"
+elif ((both)); then
     echo "PASS loops-beside-both-decide"
 else
     echo "FAIL loops-beside-both-decide (3 runs): $(excerpt "$D/out")"
