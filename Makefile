@@ -136,6 +136,14 @@ build/tsan/switch/interp.o: vm/interp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN_FLAGS) -DVM_SWITCH_DISPATCH -c -o $@ $<
 
+# audit/loops.c holds the code markers' sink, which runs between any two
+# instructions of compiled code on general registers only and calls
+# nothing; a sanitizer's calls into its runtime break both (TSan's clobber
+# vector registers the compiled code keeps live), so it is built without.
+build/asan/audit/loops.o build/tsan/audit/loops.o: audit/loops.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
 build/asan/bin/tally: $(ASAN_CLI_OBJ) $(ASAN_TIER_OBJ) ## the command under AddressSanitizer + UBSan
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)

@@ -53,5 +53,6 @@ int main(int argc, char **argv)
         }
     }
     printf("unit: %d passed, %d failed\n", passed, failed);
+    fflush(stdout);   /* a leak report at exit ends the process without stdio's flush */
     return failed ? 1 : 0;
 }
