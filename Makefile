@@ -27,7 +27,7 @@ UNIT_OBJ := $(patsubst %.c,build/%.o,$(wildcard tests/unit/*.c))
 LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .DEFAULT_GOAL := all
-.PHONY: help all setup test demo docs clean tsan-audit fuzz fuzz-tiers \
+.PHONY: help all setup test demo docs clean tsan-audit fuzz fuzz-tiers test-asan test-tsan \
         bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
 
 help: ## list the targets with what each does (plain `make` builds all)
@@ -136,6 +136,76 @@ build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h ## t
 
 tsan-audit: build/tsan-audit ## run the audit_ring tests under ThreadSanitizer
 	build/tsan-audit audit_ring
+
+# Sanitized builds (make test-asan, make test-tsan; not part of make
+# test): the command, its switch-dispatch twin and the unit tests compiled
+# with the sanitizer into build/asan/ or build/tsan/, never over bin/.
+# tests/sanitize.sh runs the suites against them (TALLY_BIN=build/SAN/bin).
+# Code the JIT compiles at run time is gcc's output, not instrumented.
+# build/SAN/stdlib links to stdlib/, found next to bin/ as when installed.
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+SAN_CMDS    = $(1)/bin/tally $(1)/bin/tally-switch $(1)/unit-tests
+ASAN_CLI_OBJ  := $(CLI_OBJ:build/%=build/asan/%)
+ASAN_TIER_OBJ := $(TIER_OBJ:build/%=build/asan/%)
+ASAN_UNIT_OBJ := $(UNIT_OBJ:build/%=build/asan/%)
+TSAN_CLI_OBJ  := $(CLI_OBJ:build/%=build/tsan/%)
+TSAN_TIER_OBJ := $(TIER_OBJ:build/%=build/tsan/%)
+TSAN_UNIT_OBJ := $(UNIT_OBJ:build/%=build/tsan/%)
+
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
+
+build/asan/switch/interp.o: vm/interp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -DVM_SWITCH_DISPATCH -c -o $@ $<
+
+build/tsan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
+
+build/tsan/switch/interp.o: vm/interp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN_FLAGS) -DVM_SWITCH_DISPATCH -c -o $@ $<
+
+# audit/loops.c holds the code markers' sink, which runs between any two
+# instructions of compiled code on general registers only and calls
+# nothing; a sanitizer's calls into its runtime break both (TSan's clobber
+# vector registers the compiled code keeps live), so it is built without.
+build/asan/audit/loops.o build/tsan/audit/loops.o: audit/loops.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/asan/bin/tally: $(ASAN_CLI_OBJ) $(ASAN_TIER_OBJ) ## the command under AddressSanitizer + UBSan
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+build/asan/bin/tally-switch: $(ASAN_CLI_OBJ) $(patsubst build/asan/vm/interp.o,build/asan/switch/interp.o,$(ASAN_TIER_OBJ))
+	@mkdir -p $(dir $@) && ln -sfn ../../stdlib build/asan/stdlib
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+build/asan/unit-tests: $(ASAN_UNIT_OBJ) $(ASAN_TIER_OBJ)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+build/tsan/bin/tally: $(TSAN_CLI_OBJ) $(TSAN_TIER_OBJ) ## the command under ThreadSanitizer
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+build/tsan/bin/tally-switch: $(TSAN_CLI_OBJ) $(patsubst build/tsan/vm/interp.o,build/tsan/switch/interp.o,$(TSAN_TIER_OBJ))
+	@mkdir -p $(dir $@) && ln -sfn ../../stdlib build/tsan/stdlib
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+build/tsan/unit-tests: $(TSAN_UNIT_OBJ) $(TSAN_TIER_OBJ)
+	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+test-asan: setup ## the unit, program, tiers and cli suites under AddressSanitizer + UBSan (tests/sanitize.sh)
+	@$(MAKE) --no-print-directory $(call SAN_CMDS,build/asan) build/tsan-audit
+	@bash tests/sanitize.sh asan
+
+test-tsan: setup ## the threaded parts (compile thread, bakeoffs, analysis, stats writer) under ThreadSanitizer (tests/sanitize.sh)
+	@$(MAKE) --no-print-directory $(call SAN_CMDS,build/tsan) build/tsan-audit
+	@bash tests/sanitize.sh tsan
 
 build/audit-ring: bench/audit_ring.c audit/samples.c audit/audit.h ## the cost of one sample to the program thread (bench/audit_ring.c)
 	@mkdir -p build

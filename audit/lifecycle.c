@@ -182,6 +182,10 @@ static void event(AuAuditor *au, AuBakeoff *b, AuEvent ev)
 static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
 {
     AuDispatch *d = ctx;
+    /* d was filled in before its dispatcher went into m->entry (a
+     * release); compiled callers load the entry with a plain move, which
+     * C cannot see as the acquire it is on x86-64: this load is it */
+    (void)__atomic_load_n(&m->entry, __ATOMIC_ACQUIRE);
     VmAuditSlot *st = &t->audit[d->slot];
     st->countdown++;
     int32_t place = -st->countdown;   /* if timed: its place in the burst, 0 first */
@@ -192,7 +196,7 @@ static VmValue slow_path(VmThread *t, VmMethod *m, VmValue *args, void *ctx)
     int32_t saved = st->countdown;
     st->countdown = INT32_MAX;
     bool warmup = place < d->warmup;
-    uint32_t outer = warmup ? au_sample_warmup(d->tab.bakeoff) : 0;
+    uint32_t outer = warmup ? au_sample_warmup(__atomic_load_n(&d->tab.bakeoff, __ATOMIC_RELAXED)) : 0;
     VmValue r = d->tab.timed(t, m, args);
     if (warmup)
         au_sample_warmup(outer);

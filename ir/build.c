@@ -192,7 +192,7 @@ bool ir_build(IrFunc *f, VmError *err)
     IrBlock *entry = NULL;
     if (zero_target) {
         entry = ir_block_new(f, m, UINT32_MAX);
-        entry->count = m->prof.calls;
+        entry->count = VM_PROF_GET(m->prof.calls);
     }
     for (uint32_t i = 0; i < nb; i++) {
         IrBlock *b = ir_block_new(f, m, starts[i]);
@@ -252,8 +252,8 @@ bool ir_build(IrFunc *f, VmError *err)
                         x->src[1] = in->b;
                     x->target[0] = at[tgt];
                     x->target[1] = next;
-                    b->edge_count[0] = bp ? bp->taken : 0;
-                    b->edge_count[1] = bp ? bp->not_taken : 0;
+                    b->edge_count[0] = bp ? VM_PROF_GET(bp->taken) : 0;
+                    b->edge_count[1] = bp ? VM_PROF_GET(bp->not_taken) : 0;
                 } else {
                     return vm_fail(err, "%s at offset %u: unknown branch", m->name, pc);
                 }

@@ -102,11 +102,13 @@ static bool recursive(const IrFunc *f, const IrInsn *call, const VmMethod *calle
 static VmClass *monomorphic(const VmCallSite *s, const IrOptions *o, uint64_t *share, char *why,
                             size_t nwhy)
 {
-    uint64_t total = s->other, best = 0;
+    /* the program's thread writes the profile meanwhile: each read once */
+    uint64_t other = VM_PROF_GET(s->other), total = other, best = 0;
     int ways = 0, bi = -1;
+    VmClass *seen[VM_SITE_WAYS];
     for (int i = 0; i < VM_SITE_WAYS; i++) {
-        VmClass *c = s->seen[i].cls;
-        uint64_t n = s->seen[i].count;
+        VmClass *c = seen[i] = VM_PROF_GET(s->seen[i].cls);
+        uint64_t n = VM_PROF_GET(s->seen[i].count);
         if (!c)
             continue;
         ways++;
@@ -118,8 +120,8 @@ static VmClass *monomorphic(const VmCallSite *s, const IrOptions *o, uint64_t *s
         snprintf(why, nwhy, "no receiver profile");
         return NULL;
     }
-    if (s->other) {
-        snprintf(why, nwhy, "megamorphic (%d classes + %" PRIu64 " other receivers)", ways, s->other);
+    if (other) {
+        snprintf(why, nwhy, "megamorphic (%d classes + %" PRIu64 " other receivers)", ways, other);
         return NULL;
     }
     /* best/total ≥ p/100; doubles, so huge counts cannot overflow */
@@ -128,7 +130,7 @@ static VmClass *monomorphic(const VmCallSite *s, const IrOptions *o, uint64_t *s
         return NULL;
     }
     *share = best;
-    return s->seen[bi].cls;
+    return seen[bi];
 }
 
 /* What `cls` runs for the site's named method. */
@@ -139,9 +141,11 @@ static VmMethod *dispatch(const VmCallSite *s, VmClass *cls, uint16_t op)
         return NULL;
     if (op == IR_CALLV)
         return cls->vt && (uint32_t)t->slot < cls->nvtable ? cls->vt[t->slot] : NULL;
-    for (int i = 0; i < VM_SITE_WAYS; i++)
-        if (s->seen[i].cls == cls && s->seen[i].m)
-            return s->seen[i].m;
+    for (int i = 0; i < VM_SITE_WAYS; i++) {
+        VmMethod *m = VM_PROF_GET(s->seen[i].m);
+        if (VM_PROF_GET(s->seen[i].cls) == cls && m)
+            return m;
+    }
     return t->ownerc ? vm_itable_lookup(cls, t->ownerc, t->slot) : NULL;
 }
 
@@ -442,7 +446,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
 
     /* the callee's blocks, locals shifted, counts scaled */
     IrBlock **map = ir_alloc(f, cf->nblocks * sizeof *map);
-    uint64_t calls = callee->prof.calls;
+    uint64_t calls = VM_PROF_GET(callee->prof.calls);
     for (uint32_t i = 0; i < cf->nblocks; i++) {
         IrBlock *cb = cf->blocks[i];
         IrBlock *nb = ir_block_new(f, callee, cb->pc);
@@ -584,9 +588,9 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             break;
         default: {   /* CALLV, CALLI */
             VmCallSite *s = call->aux;
-            uint64_t share = 0, total = s->other;
+            uint64_t share = 0, total = VM_PROF_GET(s->other);
             for (int w = 0; w < VM_SITE_WAYS; w++)
-                total += s->seen[w].cls ? s->seen[w].count : 0;
+                total += VM_PROF_GET(s->seen[w].cls) ? VM_PROF_GET(s->seen[w].count) : 0;
             if (call->depth + 1 > o->max_depth) {
                 decide(f, call, s->target, false, "depth limit (max_depth %" PRId64 ")", o->max_depth);
                 continue;

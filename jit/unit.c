@@ -115,6 +115,15 @@ static void free_wheres(JitWheres *w, bool contents)
     *w = (JitWheres){0};
 }
 
+/* An OSR record lives as long as its code, which is never unloaded: once
+ * in m->osr, an interpreter may hold it until the program ends, even after
+ * a newer one replaced it.  Allocated here alone so that the leak checker
+ * (make test-asan, tests/sanitize-lsan.supp) can name it. */
+static __attribute__((noinline)) VmOsr *osr_record_new(void)
+{
+    return malloc(sizeof(VmOsr));
+}
+
 static const char *optset_of(const JitRequest *rq, const JitTunables *tun)
 {
     return rq->optset && *rq->optset ? rq->optset : tun->optset;
@@ -308,7 +317,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
         }
         if (x->osr_head) {
             VmOsrEntry oe = (VmOsrEntry)jit_load_symbol(&unit, x->osr_name, rq[i].osr_only ? &size : NULL);
-            VmOsr *o = oe ? malloc(sizeof *o) : NULL;
+            VmOsr *o = oe ? osr_record_new() : NULL;
             if (o) {
                 o->pc = rq[i].osr_pc;
                 o->entry = oe;

@@ -16,7 +16,7 @@
 #   kill -9 leaves the last periodic one, valid.
 set -u
 D=${1:-/tmp/tally-faults}
-source tests/tiers.sh
+source tests/tiers.sh   # $B (TALLY_BIN), AUDIT_TIER
 mkdir -p "$D"
 J=build/jsoncheck
 PROG=("$D/prog.tl")
@@ -33,7 +33,7 @@ fn main() {
 }
 EOF
 
-declare -A TIER=([interp]="bin/tally --jit=off" [jit]="bin/tally --jit=eager" [audit]="$AUDIT_TIER")
+declare -A TIER=([interp]="$B/tally --jit=off" [jit]="$B/tally --jit=eager" [audit]="$AUDIT_TIER")
 # what a point's failure says on stderr (--log=jit,audit)
 declare -A SAYS=([compile]="injected failure (vm.faults=compile)" [assemble]="injected failure (vm.faults=assemble)"
     [link]="injected failure (vm.faults=link)" [dlopen]="injected failure (vm.faults=dlopen)"
@@ -86,8 +86,8 @@ done
 
 # The compile thread of the background JIT (--jit=on) cannot start: the
 # program runs interpreted, with the same output.
-bin/tally --jit=off run "${PROG[@]}" >"$D/ref.out" 2>/dev/null </dev/null
-bin/tally -X vm.faults=thread run "${PROG[@]}" >"$D/out" 2>"$D/err" </dev/null
+$B/tally --jit=off run "${PROG[@]}" >"$D/ref.out" 2>/dev/null </dev/null
+$B/tally -X vm.faults=thread run "${PROG[@]}" >"$D/out" 2>"$D/err" </dev/null
 st=$?
 if [[ $st != 0 ]] || ! cmp -s "$D/ref.out" "$D/out"; then
     echo "FAIL fault-thread-jit-on: status $st or stdout differs"
@@ -99,7 +99,7 @@ fi
 
 # The time limit's watchdog cannot start: the program is not run without
 # the limit it asked for.
-bin/tally -X vm.max_time=60 -X vm.faults=thread --jit=off run "${PROG[@]}" >"$D/out" 2>"$D/err" </dev/null
+$B/tally -X vm.max_time=60 -X vm.faults=thread --jit=off run "${PROG[@]}" >"$D/out" 2>"$D/err" </dev/null
 st=$?
 if [[ $st == 2 && ! -s $D/out ]] && grep -q "does not run without its time limit" "$D/err"; then
     echo "PASS fault-thread-watchdog"

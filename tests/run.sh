@@ -44,16 +44,28 @@
 #   tour      tests/readme-tour.sh: every command of README.md's tour runs
 #             in a fresh clone with the built binaries (a pass per command)
 # Usage: tests/run.sh [suite...]   (default: all)
+# Environment (tests/sanitize.sh sets them to run sanitized builds):
+#   TALLY_BIN            the directory of tally and tally-switch (bin)
+#   TALLY_UNIT           the unit tests' program (build/unit-tests)
+#   TALLY_UNIT_ONLY      the unit tests to run: names' parts (all)
+#   TALLY_TIMEOUT_SCALE  multiplies every timeout (1): sanitized code is slower
+#   TALLY_TIERS          the tiers suite's tiers by name, the first the
+#                        reference (all: switch off eager on audit markers loops)
 set -u
 cd "$(dirname "$0")/.."
+B=${TALLY_BIN:-bin}
+UNIT=${TALLY_UNIT:-build/unit-tests}
+SCALE=${TALLY_TIMEOUT_SCALE:-1}
+export TALLY_BIN=$B TALLY_TIMEOUT_SCALE=$SCALE  # for tests/cli.sh
+secs() { echo $(($1 * SCALE)); }  # secs N: a timeout of N seconds, scaled
 
-BUILDS=(bin/tally bin/tally-switch)
+BUILDS=($B/tally $B/tally-switch)
 # the expectation checks also run every program with every method compiled
 # (eager) and with methods compiled on the hot path as soon as they are
 # warm (sync: deterministic, unlike the background default)
-CONFIGS=("${BUILDS[@]}" "bin/tally --jit=eager" "bin/tally --jit=sync -X vm.hot_threshold=2")
+CONFIGS=("${BUILDS[@]}" "$B/tally --jit=eager" "$B/tally --jit=sync -X vm.hot_threshold=2")
 # tiers: the reference (switch interpreter) first (tests/tiers.sh, shared
-# with the random programs of tests/gen/tiers.sh)
+# with the random programs of tests/gen/tiers.sh and tests/faults.sh)
 source tests/tiers.sh
 TMP=$(mktemp -d /tmp/tally-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
@@ -81,7 +93,7 @@ run_program() {
     local log=()
     [[ $bin == *--jit=sync* || $bin == *--jit=eager* ]] && log=(-X jit.log=1)
     # shellcheck disable=SC2086
-    timeout 60 $bin "${log[@]}" run $flags "$target" $args >"$TMP/out" 2>"$TMP/err_all" </dev/null
+    timeout "$(secs 60)" $bin "${log[@]}" run $flags "$target" $args >"$TMP/out" 2>"$TMP/err_all" </dev/null
     status=$?
     grep -v '^\[[0-9.]*ms\] jit: ' "$TMP/err_all" >"$TMP/err"
     grep '^\[[0-9.]*ms\] jit: failed' "$TMP/err_all" >"$TMP/jit_failed"
@@ -159,7 +171,7 @@ check_compile_errors() {
 
 # to_tlb FILE OUT: the module of a .tla or .tl program as a binary file
 to_tlb() {
-    if [[ $1 == *.tl ]]; then bin/tally build "$1" -o "$2"; else bin/tally asm "$1" -o "$2"; fi
+    if [[ $1 == *.tl ]]; then $B/tally build "$1" -o "$2"; else $B/tally asm "$1" -o "$2"; fi
 }
 
 PROGRAMS=(tests/vm/*.tla)
@@ -168,7 +180,8 @@ for f in tests/lang/*.tl; do [[ -f $f ]] && PROGRAMS+=("$f"); done
 SUITE=unit
 if want "${SUITES[@]}"; then
     echo "== unit"
-    build/unit-tests >"$TMP/unit" 2>&1
+    # shellcheck disable=SC2086
+    $UNIT ${TALLY_UNIT_ONLY:-} >"$TMP/unit" 2>&1
     line=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed$' "$TMP/unit")
     if [[ -z $line ]]; then
         bad "unit tests did not finish"
@@ -201,7 +214,7 @@ if want "${SUITES[@]}"; then
         # the same program as a binary module
         tlb="$TMP/$(basename "$f").tlb"
         if to_tlb "$f" "$tlb" 2>"$TMP/asmerr" >/dev/null; then
-            run_program bin/tally "$f" "$tlb"
+            run_program $B/tally "$f" "$tlb"
             # traces name the source recorded in the module, so they match too
             check_expect "$f" "$f [.tlb]"
         elif [[ $(directive "$f" expect-exit) == 2 ]] || grep -q '// expect-error:' "$f"; then
@@ -215,7 +228,7 @@ if want "${SUITES[@]}"; then
     for x in tests/lang/examples/*.expect; do
         [[ -f $x ]] || continue
         ex="examples/$(basename "$x" .expect).tl"
-        timeout 120 bin/tally run "$ex" >"$TMP/out" 2>"$TMP/err" </dev/null
+        timeout "$(secs 120)" $B/tally run "$ex" >"$TMP/out" 2>"$TMP/err" </dev/null
         status=$?
         n=$(wc -l <"$x")
         if [[ $status -ne 0 ]]; then
@@ -273,7 +286,7 @@ if want "${SUITES[@]}"; then
             bad "$f: no // expect-error: line"
             continue
         fi
-        timeout 20 bin/tally run "$f" >"$TMP/out" 2>"$TMP/err"
+        timeout "$(secs 20)" $B/tally run "$f" >"$TMP/out" 2>"$TMP/err"
         status=$?
         got=$(head -1 "$TMP/err")
         if [[ $status -ne 2 ]]; then
@@ -304,14 +317,14 @@ if want "${SUITES[@]}"; then
     for f in tests/vm/*.tla tests/fixtures/format/*.tla bench/micro/*.tla examples/*.tla; do
         [[ -f $f ]] || continue
         n="$TMP/rt/$(basename "$f" .tla)"
-        if ! bin/tally asm "$f" -o "$n.a.tlb" 2>"$TMP/err"; then
+        if ! $B/tally asm "$f" -o "$n.a.tlb" 2>"$TMP/err"; then
             [[ $(directive "$f" expect-exit) == 2 ]] && { ok; continue; }
             bad "$f: asm: $(head -1 "$TMP/err")"
             continue
         fi
-        bin/tally dis "$n.a.tlb" >"$n.a.tla" &&
-            bin/tally asm "$n.a.tla" -o "$n.b.tlb" &&
-            bin/tally dis "$n.b.tlb" >"$n.b.tla"
+        $B/tally dis "$n.a.tlb" >"$n.a.tla" &&
+            $B/tally asm "$n.a.tla" -o "$n.b.tlb" &&
+            $B/tally dis "$n.b.tlb" >"$n.b.tla"
         if [[ $? -ne 0 ]]; then
             bad "$f: disassembly does not reassemble"
         elif ! cmp -s "$n.a.tlb" "$n.b.tlb"; then
@@ -356,12 +369,12 @@ if want "${SUITES[@]}"; then
         [[ -f $f ]] || continue
         [[ $(directive "$f" expect-exit) == 2 ]] && continue
         grep -q 'gc.max_heap' "$f" && continue  # needs its flags to stay small
-        bin/tally asm "$f" -o "$TMP/seeds/$(basename "$f" .tla).tlb" 2>/dev/null
+        $B/tally asm "$f" -o "$TMP/seeds/$(basename "$f" .tla).tlb" 2>/dev/null
     done
     for f in tests/lang/*.tl; do  # compiler output makes realistic seeds
         [[ -f $f ]] || continue
         grep -q -e '// expect-error:' -e 'gc.max_heap' "$f" && continue
-        bin/tally build "$f" -o "$TMP/seeds/$(basename "$f" .tl).tl.tlb" 2>/dev/null
+        $B/tally build "$f" -o "$TMP/seeds/$(basename "$f" .tl).tl.tlb" 2>/dev/null
     done
     if build/mutate --runs "${MUTATE_RUNS:-20000}" --save build/mutants "$TMP"/seeds/*.tlb >"$TMP/mut" 2>&1; then
         ok
@@ -381,7 +394,7 @@ if want "${SUITES[@]}"; then
             *) continue ;;  # replayed by make fuzz's harness only
         esac
         rm -f "$TMP/reg.json"
-        timeout 20 bin/tally run --jit=off -X vm.max_steps=1000000 --stats="$TMP/reg.json" "$f" >"$TMP/reg.out" 2>&1 </dev/null
+        timeout "$(secs 20)" $B/tally run --jit=off -X vm.max_steps=1000000 --stats="$TMP/reg.json" "$f" >"$TMP/reg.out" 2>&1 </dev/null
         st=$?
         # ends as a program, a run-time error (the step budget included)
         # or a rejected input; what ran leaves valid stats JSON

@@ -1,22 +1,33 @@
 # tests/tiers.sh — the tiers every program must agree on, written once.
 # Sourced (bash) by tests/run.sh (suite tiers) and tests/gen/tiers.sh
-# (random programs); defines TIERS, an array of "BIN [options]" strings,
-# the reference (switch interpreter) first.
+# (random programs) and tests/faults.sh; defines TIERS, an array of
+# "BIN [options]" strings, the reference (switch interpreter) first, with
+# the binaries of $TALLY_BIN (bin), and TIER_NAMES; $TALLY_TIERS (names)
+# keeps only those tiers, in its order.
+B=${TALLY_BIN:-bin}
 #
 # The auditor's tier: every method compiled at its second call gets an A/A
 # bakeoff at once (sync: its dispatcher is installed before the program
 # goes on), sampled every other call, decided or timed out within 50 ms,
 # and the chosen clean code installed while the program runs; tiny
 # methods too (audit.min_cost=0), which by default are never audited.
-AUDIT_TIER="bin/tally --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.concurrent=4"
+AUDIT_TIER="$B/tally --jit=sync -X vm.hot_threshold=2 --audit=aa -X audit.hot_threshold=0 -X audit.concurrent=4"
 AUDIT_TIER+=" -X audit.sample_every=2 -X audit.burst=2 -X audit.min_samples=30 -X audit.trim_window=4"
 AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1 -X audit.min_cost=0"
 # code markers: one in every block of every compiled method, deleted
 # from the optimized code (markers.everywhere); and the auditor's tier
 # with loop timings, every audited method with a loop getting timed
 # marker code (audit.timing=markers, markers.min_cost=0: any loop)
-MARKERS_TIER="bin/tally --jit=eager -X markers.everywhere=blocks"
+MARKERS_TIER="$B/tally --jit=eager -X markers.everywhere=blocks"
 LOOPS_TIER="$AUDIT_TIER -X audit.timing=markers -X markers.min_cost=0"
 # shellcheck disable=SC2034  # used by the scripts that source this file
-TIERS=("bin/tally-switch --jit=off" "bin/tally --jit=off" "bin/tally --jit=eager" "bin/tally" "$AUDIT_TIER"
+TIERS=("$B/tally-switch --jit=off" "$B/tally --jit=off" "$B/tally --jit=eager" "$B/tally" "$AUDIT_TIER"
     "$MARKERS_TIER" "$LOOPS_TIER")
+TIER_NAMES=(switch off eager on audit markers loops)
+if [[ -n ${TALLY_TIERS:-} ]]; then
+    chosen=()
+    for name in $TALLY_TIERS; do
+        for i in "${!TIER_NAMES[@]}"; do [[ ${TIER_NAMES[$i]} == "$name" ]] && chosen+=("${TIERS[$i]}"); done
+    done
+    TIERS=("${chosen[@]}")
+fi

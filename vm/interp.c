@@ -44,8 +44,8 @@
 static __attribute__((noinline, cold)) void hot(VmThread *t, VmMethod *m, const VmInsn *osr)
 {
     Vm *vm = t->vm;
-    if (vm->hooks.hot && (!m->prof.hot || (!osr && m->entry == vm_interp_entry))) {
-        m->prof.hot = true;
+    if (vm->hooks.hot && (!m->prof.hot || (!osr && __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry))) {
+        VM_PROF_SET(m->prof.hot, true);
         vm->hooks.hot(vm, m, osr);
     }
     if (vm->hooks.osr && vm->tun.osr_poll > 0)
@@ -74,7 +74,9 @@ static __attribute__((noinline, cold)) const VmOsr *backedge_hot(VmThread *t, Vm
      * ordinary entry the tiers put off until it was called again (entered
      * once when it got hot).  Such a call seldom reaches the hot hook in
      * INVOKE, as its back edges use up the countdown: tell the tiers here. */
-    if (++m->prof.osr_entries > 1 && vm->hooks.hot && m->entry == vm_interp_entry)
+    VM_PROF_BUMP(m->prof.osr_entries);
+    if (VM_PROF_GET(m->prof.osr_entries) > 1 && vm->hooks.hot &&
+        __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE) == vm_interp_entry)
         vm->hooks.hot(vm, m, NULL);
     return o;
 }
@@ -124,25 +126,25 @@ static __attribute__((noinline)) void site_note_slow(VmCallSite *s, VmClass *c)
 {
     for (int i = 1; i < VM_SITE_WAYS; i++) {
         if (s->seen[i].cls == c) {
-            s->seen[i].count++;
+            VM_PROF_BUMP(s->seen[i].count);
             return;
         }
         if (!s->seen[i].cls) {
-            s->seen[i].cls = c;
-            s->seen[i].count = 1;
+            VM_PROF_SET(s->seen[i].count, 1);
+            VM_PROF_SET(s->seen[i].cls, c);
             return;
         }
     }
-    s->other++;
+    VM_PROF_BUMP(s->other);
 }
 
 static inline void site_note(VmCallSite *s, VmClass *c)
 {
     if (likely(s->seen[0].cls == c))
-        s->seen[0].count++;
+        VM_PROF_BUMP(s->seen[0].count);
     else if (!s->seen[0].cls) {
-        s->seen[0].cls = c;
-        s->seen[0].count = 1;
+        VM_PROF_SET(s->seen[0].count, 1);
+        VM_PROF_SET(s->seen[0].cls, c);
     } else
         site_note_slow(s, c);
 }
@@ -180,7 +182,7 @@ static inline void site_note(VmCallSite *s, VmClass *c)
  * the registers and pops the frame, so it returns like RET does. */
 #define BACKEDGE(to)                                                           \
     do {                                                                       \
-        m->prof.backedges++;                                                   \
+        VM_PROF_BUMP(m->prof.backedges);                                       \
         if (unlikely(--t->steps_left == 0)) {                                  \
             SAVE();                                                            \
             out_of_steps(t);                                                   \
@@ -199,13 +201,13 @@ static inline void site_note(VmCallSite *s, VmClass *c)
 #define BRANCH(cond, target)                                                   \
     do {                                                                       \
         if (cond) {                                                            \
-            br[pc->k.i].taken++;                                               \
+            VM_PROF_BUMP(br[pc->k.i].taken);                                   \
             const VmInsn *to_ = code + (target);                               \
             if (unlikely(to_ <= pc))                                           \
                 BACKEDGE(to_);                                                 \
             pc = to_;                                                          \
         } else {                                                               \
-            br[pc->k.i].not_taken++;                                           \
+            VM_PROF_BUMP(br[pc->k.i].not_taken);                               \
             pc++;                                                              \
         }                                                                      \
         DISPATCH();                                                            \
@@ -227,8 +229,10 @@ static inline void site_note(VmCallSite *s, VmClass *c)
             t->stack_hwm = top;                                                \
         if (unlikely(--callee_->prof.hot_countdown == 0))                      \
             hot(t, callee_, NULL);                                             \
-        if (likely(callee_->entry == vm_interp_entry)) {                       \
-            callee_->prof.calls++; /* compiled code counts its own calls */    \
+        /* acquire: pairs with the release that installs compiled code */    \
+        VmEntry e_ = __atomic_load_n(&callee_->entry, __ATOMIC_ACQUIRE);       \
+        if (likely(e_ == vm_interp_entry)) {                                   \
+            VM_PROF_BUMP(callee_->prof.calls); /* compiled code counts itself */\
             if (unlikely(!callee_->code))                                      \
                 vm_raise(t, "call of abstract method %s", callee_->name);      \
             const VmValue *args = R + pc->b;                                   \
@@ -251,7 +255,7 @@ static inline void site_note(VmCallSite *s, VmClass *c)
             br = callee_->prof.branches;                                       \
             DISPATCH();                                                        \
         }                                                                      \
-        VmValue v_ = callee_->entry(t, callee_, R + pc->b);                    \
+        VmValue v_ = e_(t, callee_, R + pc->b);                                \
         if (pc->a >= 0)                                                        \
             RA = v_;                                                           \
         NEXT();                                                                \
@@ -292,7 +296,7 @@ VmValue vm_interp_entry(VmThread *t, VmMethod *m, VmValue *args)
     /* args may alias the new registers (a caller that laid them out there) */
     memmove(R, args, m->nparams * sizeof *R);
     memset(R + m->nparams, 0, (m->nregs - m->nparams) * sizeof *R);
-    m->prof.calls++;
+    VM_PROF_BUMP(m->prof.calls);
     if (unlikely(--t->steps_left == 0))
         out_of_steps(t);
     if (unlikely(--m->prof.hot_countdown == 0))
@@ -424,7 +428,7 @@ dispatch:
     CASE(JMP) {
         const VmInsn *to = code + pc->a;
         if (to <= pc) {
-            br[pc->k.i].taken++;
+            VM_PROF_BUMP(br[pc->k.i].taken);
             BACKEDGE(to);
         }
         pc = to;
@@ -543,7 +547,7 @@ dispatch:
         VmClass *c = o->cls;
         VmMethod *cm;
         if (likely(s->seen[0].cls == c && s->seen[0].m)) {
-            s->seen[0].count++;
+            VM_PROF_BUMP(s->seen[0].count);
             cm = s->seen[0].m;
         } else {
             SAVE();
@@ -604,5 +608,5 @@ const void *const *vm_interp_handlers(void)
 
 VmValue vm_call(VmThread *t, VmMethod *m, VmValue *args)
 {
-    return m->entry(t, m, args);
+    return __atomic_load_n(&m->entry, __ATOMIC_ACQUIRE)(t, m, args);
 }

@@ -589,24 +589,25 @@ VmMethod *vm_iface_dispatch(VmThread *t, VmCallSite *s, VmClass *c)
 {
     VmMethod *tm = s->target;
     for (int i = 0; i < VM_SITE_WAYS; i++) {
+        /* the profile (VM_PROF_*): the compile thread reads it */
         if (s->seen[i].cls == c) {
-            s->seen[i].count++;
+            VM_PROF_BUMP(s->seen[i].count);
             if (!s->seen[i].m)
-                s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
+                VM_PROF_SET(s->seen[i].m, vm_itable_lookup(c, tm->ownerc, tm->slot));
             if (s->seen[i].m)
                 return s->seen[i].m;
             break;
         }
         if (!s->seen[i].cls) {
-            s->seen[i].cls = c;
-            s->seen[i].count = 1;
-            s->seen[i].m = vm_itable_lookup(c, tm->ownerc, tm->slot);
+            VM_PROF_SET(s->seen[i].count, 1);
+            VM_PROF_SET(s->seen[i].m, vm_itable_lookup(c, tm->ownerc, tm->slot));
+            VM_PROF_SET(s->seen[i].cls, c);
             if (s->seen[i].m)
                 return s->seen[i].m;
             break;
         }
         if (i == VM_SITE_WAYS - 1) {
-            s->other++;
+            VM_PROF_BUMP(s->other);
             if (s->cache_cls == c)
                 return s->cache_m;
         }

@@ -75,13 +75,13 @@ static const VmBranchProf *slot_of(const VmMethod *m, const VmInsn *in)
 static uint64_t taken(const VmMethod *m, const VmInsn *in)
 {
     const VmBranchProf *b = slot_of(m, in);
-    return b ? b->taken : 0;
+    return b ? VM_PROF_GET(b->taken) : 0;
 }
 
 static uint64_t not_taken(const VmMethod *m, const VmInsn *in)
 {
     const VmBranchProf *b = slot_of(m, in);
-    return b ? b->not_taken : 0;
+    return b ? VM_PROF_GET(b->not_taken) : 0;
 }
 
 /* Block index of the block starting at pc (a leader), by binary search. */
@@ -129,7 +129,7 @@ uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts)
         if (tgt >= 0 && tgt <= pc)
             counts[block_at(starts, nb, (uint32_t)tgt)] += taken(m, in);
     }
-    counts[0] += m->prof.calls;
+    counts[0] += VM_PROF_GET(m->prof.calls);
 
     /* forward edges in instruction order: a block's count is final once
      * every earlier block has pushed its edges */
@@ -157,10 +157,9 @@ uint32_t vm_block_counts(const VmMethod *m, uint32_t *starts, uint64_t *counts)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* Profile counters are written by the program's threads without locks; a
- * dump taken while the program runs reads each one once, atomically (so a
- * value is one the counter really had), but not all at the same instant. */
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+/* A dump taken while the program runs reads each counter once (VM_PROF_GET),
+ * but not all at the same instant. */
+#define LOAD(x) VM_PROF_GET(x)
 
 static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t *counts)
 {
@@ -295,6 +294,8 @@ struct VmStatsWriter {
  * thread just as that writer stops posts to a live semaphore. */
 static sem_t signal_sem;
 static pthread_once_t signal_once = PTHREAD_ONCE_INIT;
+/* set by the handler, read by the writer thread: atomic accesses (lock-free,
+ * so async-signal-safe) */
 static volatile sig_atomic_t signal_caught;
 static int signal_owner;           /* a writer catches signals (atomic) */
 /* signal_caught's value for "end with exit_status" (vm_stats_exit): the
@@ -314,13 +315,14 @@ static void on_signal(int sig)
     int saved = errno;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);   /* async-signal-safe */
-    if (signal_caught) {
+    int caught = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
+    if (caught) {
         /* the same signal again within a second is one signal delivered
          * twice (timeout(1) sends it to the child and to its process
          * group), not the user: keep writing.  Otherwise the user
          * insists; end now with the last complete file */
         long ms = (now.tv_sec - signal_first.tv_sec) * 1000L + (now.tv_nsec - signal_first.tv_nsec) / 1000000L;
-        if (sig == signal_caught && ms < 1000) {
+        if (sig == caught && ms < 1000) {
             errno = saved;
             return;
         }
@@ -328,7 +330,7 @@ static void on_signal(int sig)
         raise(sig);
     } else {
         signal_first = now;
-        signal_caught = sig;
+        __atomic_store_n(&signal_caught, sig, __ATOMIC_RELAXED);
         sem_post(&signal_sem);
     }
     errno = saved;
@@ -389,7 +391,7 @@ static void *writer_main(void *arg)
         if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
             return NULL;
         VmError err = {{0}};
-        int sig = signal_caught;
+        int sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
         if (sig && w->catching) {
             write_locked(w, &err);
             end_as_asked(sig);
@@ -451,7 +453,7 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
         pthread_once(&signal_once, signal_sem_init);
         while (sem_trywait(&signal_sem) == 0)   /* posts left by an earlier writer */
             ;
-        signal_caught = 0;
+        __atomic_store_n(&signal_caught, 0, __ATOMIC_RELAXED);
         w->wake = &signal_sem;
         catch_signal(SIGINT, &w->old_int);
         catch_signal(SIGTERM, &w->old_term);
@@ -492,7 +494,7 @@ bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err)
     if (w->catching) {
         sigaction(SIGINT, &w->old_int, NULL);
         sigaction(SIGTERM, &w->old_term, NULL);
-        sig = signal_caught;
+        sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
         __atomic_store_n(&signal_owner, 0, __ATOMIC_RELEASE);
     }
     sem_destroy(&w->own);

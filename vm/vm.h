@@ -195,6 +195,16 @@ struct VmClass {
     VmType *type;          /* ARRAY/CLOSURE classes: their type */
 };
 
+/* Profile counters are written by the program's thread without locks and
+ * read by the compile and auditor threads while it runs: relaxed atomic
+ * loads and stores (plain moves on x86-64, no locked increment), so that a
+ * reader sees a value the counter really had and the accesses are no data
+ * race in C11's terms (nor in ThreadSanitizer's).  An increment is a load
+ * and a store: only the program's thread writes a counter. */
+#define VM_PROF_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define VM_PROF_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define VM_PROF_BUMP(x) VM_PROF_SET(x, VM_PROF_GET(x) + 1)
+
 /* Per conditional branch (and backward jump): execution counts. */
 typedef struct VmBranchProf {
     uint64_t taken;

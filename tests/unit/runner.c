@@ -1,5 +1,5 @@
 /* tests/unit/runner.c — runs every registered unit test (or those whose name
- * contains argv[1]) and prints "unit: N passed, N failed". */
+ * contains one of the arguments) and prints "unit: N passed, N failed". */
 #include "test.h"
 
 #include <stdarg.h>
@@ -28,11 +28,19 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     current_failures++;
 }
 
+static bool chosen(const char *name, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strstr(name, argv[i]))
+            return true;
+    return argc < 2;
+}
+
 int main(int argc, char **argv)
 {
     int passed = 0, failed = 0;
     for (int i = 0; i < ntests; i++) {
-        if (argc > 1 && !strstr(tests[i].name, argv[1]))
+        if (!chosen(tests[i].name, argc, argv))
             continue;
         current_failures = 0;
         tests[i].fn();
@@ -45,5 +53,6 @@ int main(int argc, char **argv)
         }
     }
     printf("unit: %d passed, %d failed\n", passed, failed);
+    fflush(stdout);   /* a leak report at exit ends the process without stdio's flush */
     return failed ? 1 : 0;
 }

@@ -219,7 +219,7 @@ static bool until_decided_on(Env *e, const char *name, int64_t arg, double max_s
     for (;;) {
         for (int i = 0; i < 2000; i++) {
             a[0].i = arg;
-            same &= work->entry(e->t, work, a).f == want;
+            same &= __atomic_load_n(&work->entry, __ATOMIC_ACQUIRE)(e->t, work, a).f == want;
         }
         size_t n = au_bakeoffs_snapshot(e->au, out, 1);
         if (n && (out->phase == AU_PHASE_DONE || out->phase == AU_PHASE_FAILED))

@@ -354,7 +354,10 @@ TEST(jit_program_never_waits)
     CHECK_STR(out, "320\n");
     CHECK(secs < delay_us * 1e-6 / 2);
     CHECK(busy(jit));      /* still compiling b */
-    CHECK_INT(stub_n, 0);
+    pthread_mutex_lock(&stub_mu);
+    int compiled = stub_n;
+    pthread_mutex_unlock(&stub_mu);
+    CHECK_INT(compiled, 0);
     CHECK_INT(jit_test_stats(jit).queued, 4);  /* a, c, main queued meanwhile */
     double t0 = jit_now();
     jit_free(jit);  /* waits for the compile in progress only */
