@@ -5,6 +5,9 @@
 # tests/tiers.sh), with --stats; then signals during a run on each tier.  Prints one
 # "PASS name" or "FAIL name: why" line per check.
 #
+# On the audit tier a point fails every second time (POINT:2), so that
+# methods compile and their bakeoffs' compiles are the ones that fail
+# (the output file's write still fails every time).
 # What must hold for each point × tier:
 # - stdout and the exit status are the fault-free run's; a failed write of
 #   the stats file is the exception: it ends with status 2 and "No space
@@ -51,8 +54,10 @@ for tier in interp jit audit; do
     for p in $points; do
         name=fault-$p-$tier
         printf '{"previous":true}\n' >"$D/s.json"
+        spec=$p
+        [[ $tier == audit && $p != write ]] && spec=$p:2
         # shellcheck disable=SC2086
-        timeout 120 ${TIER[$tier]} --log=jit,audit -X vm.faults=$p --stats="$D/s.json" run "${PROG[@]}" \
+        timeout 120 ${TIER[$tier]} --log=jit,audit -X vm.faults=$spec --stats="$D/s.json" run "${PROG[@]}" \
             >"$D/out" 2>"$D/err" </dev/null
         st=$?
         n=$(injected "$p" "$D/s.json")
