@@ -76,7 +76,7 @@ build/mutate: build/tests/fuzz/mutate.o $(TIER_OBJ) ## the module fuzz test: mut
 build/srcfuzz: build/tests/fuzz/srcfuzz.o $(TIER_OBJ) ## the source fuzz test: mutated .tl files through compiler, verifier, VM
 	$(LINK)
 
-build/tlgen: tests/gen/tlgen.c ## the random program generator (tests/gen/): build/tlgen SEED prints a program
+build/tlgen: tests/gen/tlgen.c tests/xorshift.h ## the random program generator (tests/gen/): build/tlgen SEED prints a program
 	@mkdir -p build
 	$(CC) $(CFLAGS) -o $@ $<
 

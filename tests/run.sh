@@ -76,6 +76,19 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 want() { [[ $# -eq 0 || " $* " == *" $SUITE "* ]]; }
 SUITES=("$@")
 
+# pass_fail_lines: counts the "PASS name" and "FAIL name: why" lines of a
+# script's output (tests/cli.sh, tests/faults.sh); other lines are shown
+pass_fail_lines() {
+    local line
+    while read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done
+}
+
 # directive FILE NAME: the values of "// NAME: value" lines, one per line
 directive() { sed -n "s|^[[:space:]]*// $2: \{0,1\}||p" "$1"; }
 
@@ -340,25 +353,13 @@ fi
 SUITE=cli
 if want "${SUITES[@]}"; then
     echo "== cli"
-    while read -r line; do
-        case $line in
-            PASS*) ok ;;
-            FAIL*) bad "${line#FAIL }" ;;
-            *) echo "$line" ;;
-        esac
-    done < <(bash tests/cli.sh "$TMP/cli" 2>&1)
+    pass_fail_lines < <(bash tests/cli.sh "$TMP/cli" 2>&1)
 fi
 
 SUITE=faults
 if want "${SUITES[@]}"; then
     echo "== faults"
-    while read -r line; do
-        case $line in
-            PASS*) ok ;;
-            FAIL*) bad "${line#FAIL }" ;;
-            *) echo "$line" ;;
-        esac
-    done < <(bash tests/faults.sh "$TMP/faults" 2>&1)
+    pass_fail_lines < <(bash tests/faults.sh "$TMP/faults" 2>&1)
 fi
 
 SUITE=mutate

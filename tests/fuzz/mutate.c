@@ -12,6 +12,7 @@
  * line and exits 1 if any child died of a signal.
  */
 #include "vm.h"
+#include "../xorshift.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -26,11 +27,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-    /* xorshift64*: deterministic per --seed, good enough for mutations */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
+    return xorshift64s(&rng_state);   /* deterministic per --seed */
 }
 
 static size_t mutate(const VmBuf *seed, uint8_t *out, size_t cap)

@@ -34,6 +34,7 @@
  */
 #include "vm.h"
 #include "../../lang/lang.h"
+#include "../xorshift.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -49,11 +50,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-    /* xorshift64*: deterministic per --seed, good enough for mutations */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
+    return xorshift64s(&rng_state);   /* deterministic per --seed */
 }
 
 static size_t rnd_below(size_t n)

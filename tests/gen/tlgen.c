@@ -34,14 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../xorshift.h"
+
 /* ---- random numbers (xorshift64*: the same stream on every machine) ---- */
 static uint64_t rng_state;
 static uint64_t rng_next(void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1DULL;
+    return xorshift64s(&rng_state);
 }
 static int rnd(int n) { return n <= 1 ? 0 : (int)(rng_next() % (uint64_t)n); }
 static bool chance(int pct) { return rnd(100) < pct; }
@@ -252,6 +251,18 @@ static char *call_expr(Ty t, int d)
     return emit_call(&G.callee[cand[rnd(n)]], d);
 }
 
+/* "(a, b, ...)": random arguments of c's parameter types */
+static void add_args(Buf *b, const Callee *c, int d)
+{
+    buf_add(b, "(");
+    for (int p = 0; p < c->np; p++) {
+        char *a = expr(c->par[p], d + 1);
+        buf_add(b, "%s%s", p ? ", " : "", a);
+        free(a);
+    }
+    buf_add(b, ")");
+}
+
 /* the text of a call of c, with random arguments */
 static char *emit_call(Callee *c, int d)
 {
@@ -266,24 +277,14 @@ static char *emit_call(Callee *c, int d)
             free(o), free(a);
         } else {
             char *o = expr((Ty){ TY_OBJ, 0 }, d + 1);
-            buf_add(&b, "%s.%s(", o, c->name);
+            buf_add(&b, "%s.%s", o, c->name);
             free(o);
-            for (int p = 0; p < c->np; p++) {
-                char *a = expr(c->par[p], d + 1);
-                buf_add(&b, "%s%s", p ? ", " : "", a);
-                free(a);
-            }
-            buf_add(&b, ")");
+            add_args(&b, c, d);
         }
         return buf_take(&b);
     }
-    buf_add(&b, "%s(", c->name);
-    for (int p = 0; p < c->np; p++) {
-        char *a = expr(c->par[p], d + 1);
-        buf_add(&b, "%s%s", p ? ", " : "", a);
-        free(a);
-    }
-    buf_add(&b, ")");
+    buf_add(&b, "%s", c->name);
+    add_args(&b, c, d);
     return buf_take(&b);
 }
 
@@ -652,20 +653,12 @@ static void stmt_assign(void)
             return;
         }
     }
-    if (r == 2) {
-        Var *v = pick_var(ty(TY_IARR), false, true);
+    if (r == 2 || r == 3) {   /* an int[] (8 long) or a float[] (4 long) element */
+        bool f = r == 3;
+        Var *v = pick_var(ty(f ? TY_FARR : TY_IARR), false, true);
         if (v) {
-            char *i = expr(ty(TY_INT), 2), *e = expr(ty(TY_INT), 1);
-            line("%s[(%s & 7)] %s %s;", v->name, i, chance(50) ? "=" : iops[rnd(3)], e);
-            free(i), free(e);
-            return;
-        }
-    }
-    if (r == 3) {
-        Var *v = pick_var(ty(TY_FARR), false, true);
-        if (v) {
-            char *i = expr(ty(TY_INT), 2), *e = expr(ty(TY_FLOAT), 1);
-            line("%s[(%s & 3)] %s %s;", v->name, i, chance(50) ? "=" : fops[rnd(3)], e);
+            char *i = expr(ty(TY_INT), 2), *e = expr(ty(f ? TY_FLOAT : TY_INT), 1);
+            line("%s[(%s & %d)] %s %s;", v->name, i, f ? 3 : 7, chance(50) ? "=" : (f ? fops : iops)[rnd(3)], e);
             free(i), free(e);
             return;
         }
