@@ -13,7 +13,7 @@
 #             code markers in every block (markers.everywhere), and with
 #             A/A bakeoffs timing loops (audit.timing=markers)
 #   gen       random programs (build/tlgen, seeds GEN_FIRST.. (1), GEN_COUNT
-#             of them (40)) on every tier of the tiers suite: identical
+#             of them (200)) on every tier of the tiers suite: identical
 #             stdout, stderr and status, no failed JIT compile, no timeout;
 #             a pass per program (tests/gen/tiers.sh, without reduction);
 #             the reduced programs of tests/gen/regressions/ replayed the
@@ -284,7 +284,7 @@ if want "${SUITES[@]}"; then
             FAIL*) bad "${line#FAIL }" ;;
             *) echo "$line" ;;
         esac
-    done < <(GEN_VERBOSE=1 REDUCE=0 bash tests/gen/tiers.sh "${GEN_FIRST:-1}" "${GEN_COUNT:-40}" 2>&1
+    done < <(GEN_VERBOSE=1 REDUCE=0 bash tests/gen/tiers.sh "${GEN_FIRST:-1}" "${GEN_COUNT:-200}" 2>&1
         [[ ${#regs[@]} -gt 0 ]] && GEN_VERBOSE=1 bash tests/gen/tiers.sh --replay "${regs[@]}" 2>&1
         bash tests/gen/reduce-test.sh 2>&1)
 fi
