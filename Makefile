@@ -121,10 +121,10 @@ $(AFL_OBJ): build/afl/%.o: %.c
 build/afl/fuzz_%: tests/fuzz/harness/fuzz_%.c $(AFL_OBJ)
 	$(AFL_CC) $(CPPFLAGS) -std=gnu11 $(FUZZ_FLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) -lgc -lffi -ldl -lm -lpthread
 
-fuzz: ## coverage-guided fuzzing: each harness FUZZ_SECONDS (60) on both cores with FUZZ_ENGINE (afl or libfuzzer), a line of counts each
+fuzz: ## coverage-guided fuzzing: each harness (or FUZZ_HARNESSES) FUZZ_SECONDS (60) on both cores with FUZZ_ENGINE (afl or libfuzzer), a line of counts each
 	@sh tools/setup.sh fuzz
 	@$(MAKE) --no-print-directory bin/tally $(if $(filter afl,$(FUZZ_ENGINE)),$(AFL_HARNESS),$(FUZZ_HARNESS))
-	@bash tests/fuzz/fuzz.sh --engine=$(FUZZ_ENGINE) $(FUZZ_SECONDS)
+	@bash tests/fuzz/fuzz.sh --engine=$(FUZZ_ENGINE) $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 # The audit_ring unit tests with audit/ minus the parts that need the VM.
 TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
@@ -146,58 +146,41 @@ tsan-audit: build/tsan-audit ## run the audit_ring tests under ThreadSanitizer
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 SAN_CMDS    = $(1)/bin/tally $(1)/bin/tally-switch $(1)/unit-tests
-ASAN_CLI_OBJ  := $(CLI_OBJ:build/%=build/asan/%)
-ASAN_TIER_OBJ := $(TIER_OBJ:build/%=build/asan/%)
-ASAN_UNIT_OBJ := $(UNIT_OBJ:build/%=build/asan/%)
-TSAN_CLI_OBJ  := $(CLI_OBJ:build/%=build/tsan/%)
-TSAN_TIER_OBJ := $(TIER_OBJ:build/%=build/tsan/%)
-TSAN_UNIT_OBJ := $(UNIT_OBJ:build/%=build/tsan/%)
 
-build/asan/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
-
-build/asan/switch/interp.o: vm/interp.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -DVM_SWITCH_DISPATCH -c -o $@ $<
-
-build/tsan/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN_FLAGS) -c -o $@ $<
-
-build/tsan/switch/interp.o: vm/interp.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TSAN_FLAGS) -DVM_SWITCH_DISPATCH -c -o $@ $<
-
+# SAN_RULES SAN,FLAGS: build/SAN/'s objects, command (bin/tally, the
+# command under the sanitizer), switch-dispatch twin and unit tests.
 # audit/loops.c holds the code markers' sink, which runs between any two
 # instructions of compiled code on general registers only and calls
 # nothing; a sanitizer's calls into its runtime break both (TSan's clobber
 # vector registers the compiled code keeps live), so it is built without.
-build/asan/audit/loops.o build/tsan/audit/loops.o: audit/loops.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+define SAN_RULES
+$(1)_TIER_OBJ := $$(TIER_OBJ:build/%=build/$(1)/%)
 
-build/asan/bin/tally: $(ASAN_CLI_OBJ) $(ASAN_TIER_OBJ) ## the command under AddressSanitizer + UBSan
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+build/$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $(2) -c -o $$@ $$<
 
-build/asan/bin/tally-switch: $(ASAN_CLI_OBJ) $(patsubst build/asan/vm/interp.o,build/asan/switch/interp.o,$(ASAN_TIER_OBJ))
-	@mkdir -p $(dir $@) && ln -sfn ../../stdlib build/asan/stdlib
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+build/$(1)/switch/interp.o: vm/interp.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $(2) -DVM_SWITCH_DISPATCH -c -o $$@ $$<
 
-build/asan/unit-tests: $(ASAN_UNIT_OBJ) $(ASAN_TIER_OBJ)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+build/$(1)/audit/loops.o: audit/loops.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -c -o $$@ $$<
 
-build/tsan/bin/tally: $(TSAN_CLI_OBJ) $(TSAN_TIER_OBJ) ## the command under ThreadSanitizer
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+build/$(1)/bin/tally: $$(CLI_OBJ:build/%=build/$(1)/%) $$($(1)_TIER_OBJ)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(2) -o $$@ $$^ $$(LDLIBS)
 
-build/tsan/bin/tally-switch: $(TSAN_CLI_OBJ) $(patsubst build/tsan/vm/interp.o,build/tsan/switch/interp.o,$(TSAN_TIER_OBJ))
-	@mkdir -p $(dir $@) && ln -sfn ../../stdlib build/tsan/stdlib
-	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+build/$(1)/bin/tally-switch: $$(CLI_OBJ:build/%=build/$(1)/%) $$(patsubst build/$(1)/vm/interp.o,build/$(1)/switch/interp.o,$$($(1)_TIER_OBJ))
+	@mkdir -p $$(dir $$@) && ln -sfn ../../stdlib build/$(1)/stdlib
+	$$(CC) $$(CFLAGS) $(2) -o $$@ $$^ $$(LDLIBS)
 
-build/tsan/unit-tests: $(TSAN_UNIT_OBJ) $(TSAN_TIER_OBJ)
-	$(CC) $(CFLAGS) $(TSAN_FLAGS) -o $@ $^ $(LDLIBS)
+build/$(1)/unit-tests: $$(UNIT_OBJ:build/%=build/$(1)/%) $$($(1)_TIER_OBJ)
+	$$(CC) $$(CFLAGS) $(2) -o $$@ $$^ $$(LDLIBS)
+endef
+$(eval $(call SAN_RULES,asan,$(ASAN_FLAGS)))
+$(eval $(call SAN_RULES,tsan,$(TSAN_FLAGS)))
 
 test-asan: setup ## the unit, program, tiers and cli suites under AddressSanitizer + UBSan (tests/sanitize.sh)
 	@$(MAKE) --no-print-directory $(call SAN_CMDS,build/asan) build/tsan-audit

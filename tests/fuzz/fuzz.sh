@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tests/fuzz/fuzz.sh [--engine=afl|libfuzzer] [SECONDS] — coverage-guided
-# fuzzing of each harness in tests/fuzz/harness/ for SECONDS (default 60)
-# on both cores, one harness after the other.  `make fuzz` builds the
+# tests/fuzz/fuzz.sh [--engine=afl|libfuzzer] [SECONDS [HARNESS...]] —
+# coverage-guided fuzzing of each harness in tests/fuzz/harness/ (or only
+# those named: module, source, asmtext, markers_scan) for SECONDS (default
+# 60) on both cores, one harness after the other.  `make fuzz` builds the
 # harnesses: with AFL++ (afl-clang-fast; build/afl/fuzz_NAME, run as a
 # main and a secondary afl-fuzz instance) or with libFuzzer (clang;
 # build/fuzz/fuzz_NAME, run with -fork=2), both with AddressSanitizer and
@@ -28,6 +29,7 @@ case ${1:-} in
 esac
 secs=${1:-60}
 [[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "tests/fuzz/fuzz.sh: seconds must be a positive number, not '$secs'" >&2; exit 2; }
+only=("${@:2}")
 B=build/fuzz                # seeds and dictionaries, shared by both engines
 H=build/fuzz                # the engine's harnesses, crashes and corpora
 [[ $engine == afl ]] && H=build/afl
@@ -137,10 +139,14 @@ afl() {
     return $((n > 0))
 }
 
+for name in "${only[@]}"; do
+    [[ -x $H/fuzz_$name ]] || { echo "tests/fuzz/fuzz.sh: no harness '$name' (module, source, asmtext, markers_scan)" >&2; exit 2; }
+done
 found=0
 for h in "$H"/fuzz_*; do
     [[ -x $h ]] || continue
     name=${h##*/fuzz_}
+    [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" $name "* ]] || continue
     corpus=$H/corpus/$name crashes=$H/crashes/$name
     mkdir -p "$crashes"
     [[ $engine == libfuzzer ]] && mkdir -p "$corpus"
