@@ -212,11 +212,12 @@ int test_corpus_each(const char *only, void (*fn)(TestProgram *p, void *ctx), vo
                 for (int w = 0; w + 1 < nw; w++)
                     if (!strcmp(words[w], "-X"))
                         test_tunables_set(&p.tun, words[w + 1], NULL);
-                for (int w = 0; w < nw; w++)
-                    free(words[w]);
                 p.nargs = test_directive_words(text, "args", p.args, 32);
                 fn(&p, ctx);
                 seen++;
+                /* string tunables (vm.natives=…) point into the words */
+                for (int w = 0; w < nw; w++)
+                    free(words[w]);
                 for (int a = 0; a < p.nargs; a++)
                     free(p.args[a]);
             }
