@@ -404,6 +404,8 @@ TEST(runtime_itable)
     CHECK(vm_itable_lookup(A, I, -1) == NULL);
 }
 
+static void *volatile oom_chain;
+
 TEST(runtime_out_of_memory)
 {
     setup();
@@ -421,14 +423,15 @@ TEST(runtime_out_of_memory)
         jmp_buf env;
         t->escape = &env;
         if (setjmp(env) == 0) {
-            /* chain 1 MB arrays through the register stack so all stay
-             * live: more of them than the limit holds, whatever the
-             * earlier tests grew the heap to (the limit is that plus 16 MB) */
+            /* chain 1 MB arrays from a global (a root: a thread without
+             * a frame has no live registers) so all stay live: more of
+             * them than the limit holds, whatever the earlier tests grew
+             * the heap to (the limit is that plus 16 MB) */
             int64_t n = (tun.gc_max_heap >> 20) + 64;
             for (int64_t i = 0; i < n; i++) {
                 VmArray *a = vm_new_array(t, &mod->types[T_STRINGS], 1 << 17);
-                a->data.p[0] = t->stack[0].p;
-                t->stack[0].p = a;
+                a->data.p[0] = oom_chain;
+                oom_chain = a;
             }
             _exit(3);  /* never ran out */
         }
