@@ -88,10 +88,10 @@ fi
 expect report-make 0 "" -- "$T" report "$D/hot.json" "$D/loops.json" -o "$D/report.html"
 R=$D/report.html
 if [[ -s $R ]] && ! grep -qiE '<script|<link|<iframe|<img|src=|@import|url\((https?:|//)' "$R" &&
-    ! grep -oE '(https?:)?//[a-z0-9.-]+' "$R" | grep -qv '^http://www.w3.org$'; then
+    ! grep -oE '(https?:)?/''/[a-z0-9.-]+' "$R" | grep -qv '^http:/''/www[.]w3[.]org$'; then   # the SVG namespaces
     echo "PASS report-self-contained"
 else
-    echo "FAIL report-self-contained: $(grep -oiE '<script|<link|src=[^ ]*|https?://[a-z0-9./-]+' "$R" | grep -v www.w3.org | head -3)"
+    echo "FAIL report-self-contained: $(grep -oiE '<script|<link|src=[^ ]*|https?:/''/[a-z0-9./-]+' "$R" | grep -v www.w3.org | head -3)"
 fi
 
 # ---- in a browser ------------------------------------------------------------------------
