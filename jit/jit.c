@@ -54,6 +54,8 @@
  *              osr_compiled=1 osr_entries=1   (one line; entries = transfers)
  * -X jit.fail_every=N makes every Nth compile attempt fail before the
  * compiler runs ("injected failure").
+ * Every compile that ends, installed or failed, is also an event of the
+ * compile timeline (events.c: the --stats file's "compiles").
  *
  * Invariants:
  * - A failed compile (including an injected one) leaves m->entry as it
