@@ -15,7 +15,7 @@ LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
 # lang/ (the language front end), ir/ (the JIT's IR, reached through the
 # VM's hooks), jit/ (libgccjit back end, compile thread), markers/ (code
 # markers: loop timing points), audit/ (the performance auditor).  Every program that runs tally code links them all.
-CLI_SRC  := cli/main.c
+CLI_SRC  := $(wildcard cli/*.c)
 TIER_SRC := $(wildcard vm/*.c) $(wildcard lang/*.c) \
             $(wildcard ir/*.c) $(wildcard jit/*.c) $(wildcard markers/*.c) $(wildcard audit/*.c)
 TIER_OBJ := $(TIER_SRC:%.c=build/%.o)

@@ -72,6 +72,7 @@ typedef struct Bakeoff {
     bool loops;                /* loop timings (au_analysis_loops): decided on `regions` */
     AuLoops regions;
     AuScore score[AU_SCORES];  /* timing quality of its samples, per mode */
+    AuTrajectory traj;         /* its looks so far (trajectory_add) */
 } Bakeoff;
 
 /* Rounds after which a bakeoff that received nothing is tested anyway.
@@ -373,6 +374,37 @@ static bool held(const AuAnalysis *a, const Bakeoff *b)
     return a->cfg.wait_jit && !a->cfg.oracle && b->jit_queued && b->online.outcome == AU_RUNNING;
 }
 
+/* Lock held: the look r (at `elapsed` seconds of sampling) joins b's
+ * trajectory, when it has an estimate and b is not verifying (the
+ * trajectory is the decision's).  Thinning keeps the kept looks evenly
+ * spread over the whole run however long it samples. */
+static void trajectory_add(Bakeoff *b, const AuResult *r, double elapsed)
+{
+    if (b->online.outcome != AU_RUNNING || r->best < 0 || r->best >= r->nvariants || !isfinite(r->rel))
+        return;
+    uint64_t n = UINT64_MAX;
+    for (int k = 0; k < r->nvariants && k < JIT_MAX_VARIANTS; k++)
+        if (r->v[k].samples < n)
+            n = r->v[k].samples;
+    AuTrajectory *t = &b->traj;
+    AuLook l = {(float)elapsed, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n, (int8_t)r->best, (int8_t)r->runner_up,
+                (float)r->rel, (float)r->rel_lo, (float)r->rel_hi};
+    if (t->every == 0)
+        t->every = 1;
+    if (t->looks % t->every == 0) {
+        if (t->n == AU_TRAJECTORY_MAX) {   /* full: every other one goes */
+            for (uint32_t i = 0; i < AU_TRAJECTORY_MAX / 2; i++)
+                t->look[i] = t->look[2 * i];
+            t->n = AU_TRAJECTORY_MAX / 2;
+            t->every *= 2;
+        }
+        if (t->looks % t->every == 0)
+            t->look[t->n++] = l;
+    }
+    t->last = l;
+    t->looks++;
+}
+
 /* Lock held: one look at b — the test, then its confirmation on c (the
  * bakeoff's own, or a copy for a look that must not step it); verifying,
  * the oracle's look at the samples after the decision, which rides along. */
@@ -385,6 +417,7 @@ static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, doubl
         out->sample_every = b->every;
         memcpy(out->score, b->score, sizeof out->score);
         out->min_timing = a->min_timing;
+        out->trajectory = b->traj;
         return o;
     }
     o = au_stats_test(&b->st, a->cfg.test, elapsed, out);
@@ -405,6 +438,7 @@ static AuOutcome look(const AuAnalysis *a, const Bakeoff *b, AuConfirm *c, doubl
      * decision (at first every bakeoff has one queued) */
     if (held(a, b) && (o == AU_WINNER || o == AU_NO_DIFFERENCE))
         out->foresight.withheld = true;
+    out->trajectory = b->traj;
     return o;
 }
 
@@ -493,6 +527,7 @@ static bool restart(const AuAnalysis *a, Bakeoff *b, double now)
     b->calls = 0;
     b->fresh = false;
     b->restarted++;
+    b->traj = (AuTrajectory){0};   /* its looks are of the samples since */
     return true;
 }
 
@@ -651,6 +686,8 @@ void au_analysis_step(AuAnalysis *a, double now)
         Done *d = &done[ndone];
         bool verifying = b->online.outcome != AU_RUNNING;
         AuOutcome o = look(a, b, &b->confirm, elapsed, &d->r);
+        trajectory_add(b, &d->r, elapsed);
+        d->r.trajectory = b->traj;
         uint64_t timed = au_result_timed_calls(&d->r);
         if (timed < b->timed)   /* verify() began fresh sums */
             b->timed = 0;

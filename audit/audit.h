@@ -306,6 +306,27 @@ double au_score_perturb(const AuScore *s);    /* NAN without timings */
  * loop timings (marker events). */
 enum { AU_SCORE_METHOD, AU_SCORE_MARKERS, AU_SCORES };
 
+/* The decision's trajectory: the analysis's looks at a bakeoff (analysis.c),
+ * each its estimate and interval against its samples.  Bounded: at most
+ * AU_TRAJECTORY_MAX looks are kept, thinned evenly when full (every other
+ * one goes and one look in twice as many is kept from then on), and the
+ * latest look is kept apart, so the decision's own look is always there.
+ * Floats: a plot's precision, in a record copied at every look. */
+#define AU_TRAJECTORY_MAX 200
+typedef struct AuLook {
+    float t;                   /* seconds of sampling (since the last restart) */
+    uint32_t n;                /* the fewest kept samples of a variant */
+    int8_t best, runner_up;    /* variant indexes */
+    float rel, lo, hi;         /* mean(best) / mean(runner_up) − 1 and its interval */
+} AuLook;
+typedef struct AuTrajectory {
+    uint64_t looks;            /* looks with an estimate, in all */
+    uint32_t every;            /* look[] keeps 1 look in this many (a power of two; 0 = 1) */
+    uint32_t n;                /* kept in look[] */
+    AuLook last;               /* the latest look (looks > 0) */
+    AuLook look[AU_TRAJECTORY_MAX];
+} AuTrajectory;
+
 typedef struct AuResult {
     AuOutcome outcome;
     AuTest test;
@@ -338,6 +359,7 @@ typedef struct AuResult {
     AuScore score[AU_SCORES];  /* its samples' timing quality, per mode (AU_SCORE_*) */
     double min_timing;         /* MIN_TIMING of the scores: cycles */
     AuVariantResult v[JIT_MAX_VARIANTS];
+    AuTrajectory trajectory;   /* the looks up to this one (analysis.c; empty from au_stats_test) */
 } AuResult;
 
 /* Running, sequential test: seconds of sampling until r's first deciding

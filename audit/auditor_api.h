@@ -73,6 +73,7 @@ typedef struct AuBakeoffRecord {
     /* audit.timing: loop timings from code markers (npoints > 0) or method timings */
     uint32_t npoints;              /* timing points (markers) */
     uint32_t point_pc[JIT_MAX_POINTS];   /* each the bytecode pc of a block of the method */
+    uint32_t point_line[JIT_MAX_POINTS]; /* its source line; 0 = no line information */
     double entry_freq;             /* the method's entry block's share of its block counts */
     char timing_reason[128];       /* npoints 0: why method timings */
     uint32_t marker_sites;         /* marker writes the rewrites found, over every variant and copy */

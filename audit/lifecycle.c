@@ -734,6 +734,8 @@ static bool prepare(AuAuditor *au, AuBakeoff *b, bool wait)
     pthread_mutex_lock(&au->mu);
     b->rec.npoints = lp.n;
     memcpy(b->rec.point_pc, lp.pc, sizeof lp.pc);
+    for (uint32_t k = 0; k < lp.n && k < JIT_MAX_POINTS; k++)   /* the report's marker map */
+        b->rec.point_line[k] = lp.pc[k] < b->m->ncode ? (uint32_t)vm_line_of(b->m, b->m->code + lp.pc[k]) : 0;
     b->rec.entry_freq = lp.entry_freq;
     snprintf(b->rec.timing_reason, sizeof b->rec.timing_reason, "%s", lp.reason);
     pthread_mutex_unlock(&au->mu);
@@ -1296,7 +1298,7 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, const AuConfig *cfg, VmError 
         return vm_fail(err, "audit: out of memory"), NULL;
     au->vm = vm;
     au->jit = jit;
-    au->t0 = au_now();
+    au->t0 = jit_t0(jit);   /* one time base with --log=jit and the compile timeline */
     au->compile = default_compiler();
     au->cfg = checked;
     au->log = au->cfg.log ? stderr : NULL;

@@ -181,6 +181,57 @@ static void write_online(FILE *f, const AuBakeoffRecord *r)
     fprintf(f, ",\"samples\":%" PRIu64 "}", o->samples);
 }
 
+/* A float of a look: six digits, its own precision. */
+static void json_float(FILE *f, float x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.6g", (double)x);
+    else
+        fputs("null", f);
+}
+
+static void write_look(FILE *f, const AuLook *l, int n)
+{
+    fputc('[', f);
+    json_float(f, l->t);
+    fprintf(f, ",%" PRIu32 ",", l->n);
+    if (l->best >= 0 && l->best < n)
+        fprintf(f, "%d", l->best);
+    else
+        fputs("null", f);
+    fputc(',', f);
+    if (l->runner_up >= 0 && l->runner_up < n)
+        fprintf(f, "%d", l->runner_up);
+    else
+        fputs("null", f);
+    fputc(',', f);
+    json_float(f, l->rel);
+    fputc(',', f);
+    json_float(f, l->lo);
+    fputc(',', f);
+    json_float(f, l->hi);
+    fputc(']', f);
+}
+
+/* The decision's trajectory (AuTrajectory), last on the line: the looks
+ * kept, then the latest when thinning did not keep it. */
+static void write_trajectory(FILE *f, const AuBakeoffRecord *r)
+{
+    const AuTrajectory *t = &r->result.trajectory;
+    uint32_t kept = t->n < AU_TRAJECTORY_MAX ? t->n : AU_TRAJECTORY_MAX;
+    uint32_t every = t->every ? t->every : 1;
+    fprintf(f, ",\"looks\":%" PRIu64 ",\"trajectory\":[", t->looks);
+    for (uint32_t i = 0; i < kept; i++) {
+        fputs(i ? "," : "", f);
+        write_look(f, &t->look[i], nvariants(r));
+    }
+    if (t->looks > 0 && (t->looks - 1) % every != 0) {   /* the latest was thinned out */
+        fputs(kept ? "," : "", f);
+        write_look(f, &t->last, nvariants(r));
+    }
+    fputc(']', f);
+}
+
 static void write_record(FILE *f, const AuBakeoffRecord *r)
 {
     const AuResult *res = &r->result;
@@ -267,7 +318,12 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
     /* the marker map: per timing point, where gcc left its marker in each variant */
     fputs(",\"markers\":[", f);
     for (uint32_t k = 0; r->marker_map && k < r->npoints && k < JIT_MAX_POINTS; k++) {
-        fprintf(f, "%s{\"point\":%u,\"pc\":%u,\"variants\":[", k ? "," : "", k, r->point_pc[k]);
+        fprintf(f, "%s{\"point\":%u,\"pc\":%u,\"line\":", k ? "," : "", k, r->point_pc[k]);
+        if (r->point_line[k])
+            fprintf(f, "%u", r->point_line[k]);
+        else
+            fputs("null", f);
+        fputs(",\"variants\":[", f);
         for (int v = 0; v < r->nvariants; v++) {
             const AuMarkerSites *m = &r->marker_map[(size_t)v * r->npoints + k];
             fprintf(f, "%s{\"sites\":%u,\"in_loop\":%u,\"at_exit\":%u,\"straight\":%u,\"guarded\":%u,\"refused\":%s}",
@@ -290,6 +346,7 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
         fputc('}', f);
     }
     fputc('}', f);
+    write_trajectory(f, r);
     fputc('}', f);
 }
 

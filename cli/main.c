@@ -1,4 +1,4 @@
-/* cli/main.c — the `tally` command: run, build, dis, asm.
+/* cli/main.c — the `tally` command: run, build, dis, asm, report (cli/report.c).
  *
  * The only place that decides exit statuses: 0 success, 1 run-time error
  * (or the program's own exit status), 2 bad use, unreadable or malformed
@@ -14,6 +14,7 @@
 #include "markers.h"
 #include "auditor_api.h"
 #include "lang.h"
+#include "report.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ typedef struct Options {
 static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
 #define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
 
-static const char *const commands[] = {"run", "build", "dis", "asm"};
+static const char *const commands[] = {"run", "build", "dis", "asm", "report"};
 static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
                                            "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
@@ -59,6 +60,7 @@ static void usage(FILE *out)
           "       tally [options] dis FILE             print a module as .tla text\n"
           "       tally [options] asm FILE.tla -o FILE.tlb   assemble (verifies unless --no-verify)\n"
           "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (verified)\n"
+          "       tally report STATS.json... -o FILE.html  an HTML report of --stats files\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -473,6 +475,8 @@ int main(int argc, char **argv)
         known |= !strcmp(cmd, commands[k]);
     if (!known)
         return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
+    if (!strcmp(cmd, "report"))   /* its own arguments: tools/tally-report reads them */
+        return cli_report(argc - i, argv + i);
 
     /* options may follow the command, up to the file */
     const char *file = NULL;

@@ -54,6 +54,8 @@
  *              osr_compiled=1 osr_entries=1   (one line; entries = transfers)
  * -X jit.fail_every=N makes every Nth compile attempt fail before the
  * compiler runs ("injected failure").
+ * Every compile that ends, installed or failed, is also an event of the
+ * compile timeline (events.c: the --stats file's "compiles").
  *
  * Invariants:
  * - A failed compile (including an injected one) leaves m->entry as it
@@ -101,6 +103,11 @@ bool jit_mode_parse(const char *s, JitMode *out)
         }
     }
     return false;
+}
+
+double jit_t0(const Jit *jit)
+{
+    return jit ? jit->t0 : 0;
 }
 
 double jit_now(void)
@@ -317,6 +324,7 @@ static void install(Jit *jit, JitRequest *rq, JitResult *res, double t_start)
         snprintf(osr, sizeof osr, " osr@%u only", (unsigned)(rq->osr_pc - m->code));
     if (res->unit_size > 1)
         snprintf(unit, sizeof unit, " unit=#%llu/%u", (unsigned long long)res->unit_id, res->unit_size);
+    jit_event_tier(jit, rq, res, t_start, NULL);
     jit_log(jit, "compiled #%llu %s optset=%s bytecode=%u queue=%.0fus ir=%.0fus compile=%.0fus "
             "assemble=%.0fus code=%zuB%s%s",
             (unsigned long long)rq->id, m->name, rq->optset ? rq->optset : DEFAULT_OPTSET, m->ncode,
@@ -361,8 +369,9 @@ void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx)
     pthread_mutex_unlock(&jit->mu);
 }
 
-static void fail(Jit *jit, JitRequest *rq, const char *why)
+static void fail(Jit *jit, JitRequest *rq, const JitResult *res, double t_start, const char *why)
 {
+    jit_event_tier(jit, rq, res, t_start, why && *why ? why : "unknown error");
     pthread_mutex_lock(&jit->mu);
     jit->stats.failed++;
     done_locked(jit, rq, false, NULL);
@@ -382,9 +391,9 @@ size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n)
     for (size_t i = 0; i < n; i++) {
         uint64_t attempt = __atomic_add_fetch(&jit->attempts, 1, __ATOMIC_RELAXED);
         if (every > 0 && attempt % (uint64_t)every == 0)
-            fail(jit, &rq[i], "injected failure");
+            fail(jit, &rq[i], NULL, 0, "injected failure");
         else if (!live || !res || !err)
-            fail(jit, &rq[i], "out of memory");
+            fail(jit, &rq[i], NULL, 0, "out of memory");
         else
             live[nlive++] = rq[i];
     }
@@ -405,7 +414,7 @@ size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n)
                 install(jit, &live[i], &res[i], t_start);
                 ok++;
             } else {
-                fail(jit, &live[i], err[i].msg[0] ? err[i].msg : "the compiler returned no code");
+                fail(jit, &live[i], &res[i], t_start, err[i].msg[0] ? err[i].msg : "the compiler returned no code");
             }
         }
     }
@@ -567,6 +576,7 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
     pthread_cond_init(&jit->wake, NULL);
     pthread_cond_init(&jit->idle, NULL);
     pthread_cond_init(&jit->hook_done, NULL);
+    pthread_mutex_init(&jit->evmu, NULL);
     if (mode == JIT_OFF)
         return jit;
 
@@ -601,6 +611,8 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
     vm->hooks.ctx = jit;
     vm->hooks.hot = hot_hook;
     vm->hooks.osr = osr_hook;
+    vm->hooks.stats_jit = jit_events_json;   /* --stats: "compiles" */
+    vm->hooks.stats_jit_ctx = jit;
     return jit;
 }
 
@@ -613,6 +625,10 @@ void jit_free(Jit *jit)
         vm->hooks.hot = NULL;
         vm->hooks.osr = NULL;
         vm->hooks.ctx = NULL;
+    }
+    if (vm && vm->hooks.stats_jit_ctx == jit) {
+        vm->hooks.stats_jit = NULL;
+        vm->hooks.stats_jit_ctx = NULL;
     }
     if (jit->thread_started)
         jit_thread_stop(jit);
@@ -628,6 +644,8 @@ void jit_free(Jit *jit)
     pthread_cond_destroy(&jit->idle);
     pthread_cond_destroy(&jit->wake);
     pthread_mutex_destroy(&jit->mu);
+    pthread_mutex_destroy(&jit->evmu);
+    free(jit->ev);
     free(jit->heap);
     free(jit->state);
     free(jit->osr);

@@ -116,6 +116,10 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
 /* What jit was created with (the defaults when jit is NULL). */
 const JitTunables *jit_tunables(const Jit *jit, JitTunables *def);
 const IrOptions *jit_ir_options(const Jit *jit, IrOptions *def);
+/* The clock (CLOCK_MONOTONIC seconds) at jit_new, just before the program
+ * starts: the time base of --log=jit, of the compile timeline and of the
+ * auditor's records; 0 without a JIT. */
+double jit_t0(const Jit *jit);
 /* Stops the compile thread (waiting for the compile in progress), unloads nothing
  * that may still run. */
 void jit_free(Jit *jit);

@@ -99,6 +99,12 @@ struct Jit {
     int hooks_running;             /* calls of install_hook in progress */
     pthread_cond_t hook_done;      /* hooks_running went to 0 */
     JitMarkerHooks markers;        /* see jit_set_marker_hooks */
+    /* the compile timeline (events.c), under evmu alone: the program's
+     * threads never take it */
+    pthread_mutex_t evmu;
+    struct JitCompileEvent *ev;    /* oldest first, at most jit.compile_events */
+    size_t nev, capev;
+    uint64_t ev_dropped;           /* compiles past the cap, only counted */
 };
 
 double jit_now(void);                      /* monotonic seconds */
@@ -112,6 +118,45 @@ bool jit_compile_and_install(Jit *jit, JitRequest *rq);
 /* The same for n requests compiled as one unit; returns how many were
  * installed.  Updates state[]/osr[] of each (under mu). */
 size_t jit_compile_and_install_batch(Jit *jit, JitRequest *rq, size_t n);
+
+/* events.c: the compile timeline, the "compiles" member of --stats. */
+#define JIT_COMPILE_KINDS(X)                                                    \
+    X(JIT_EV_ENTRY, "entry")       /* a method's entry (with OSR code or not) */ \
+    X(JIT_EV_OSR, "osr")           /* OSR code only */                          \
+    X(JIT_EV_BAKEOFF, "bakeoff")   /* a bakeoff's variants as one unit */
+
+typedef enum JitCompileKind {
+#define X(k, s) k,
+    JIT_COMPILE_KINDS(X)
+#undef X
+    JIT_EV_COUNT
+} JitCompileKind;
+
+typedef struct JitCompileEvent {
+    uint64_t id;                   /* compile id (#id of --log=jit); a bakeoff's: its bakeoff id */
+    const VmMethod *m;
+    JitCompileKind kind;
+    bool ok, osr_built, same_code, same_ir;
+    const char *optset;            /* the request's (a tunable's string, alive for the run); NULL for bakeoffs */
+    int64_t osr_pc;                /* the OSR header asked for, −1 none */
+    double t_queued, t_started, t_done;   /* seconds since jit->t0; NAN: none */
+    double us_ir, us_compile, us_assemble;
+    size_t code_bytes;
+    uint64_t unit_id;
+    uint32_t unit_size;
+    int nvariants;                 /* bakeoffs */
+    double variant_us[JIT_MAX_VARIANTS];   /* gcc's time per variant (clean and timed code) */
+    char failure[160];
+} JitCompileEvent;
+
+/* A method's compile ended (jit.c): res NULL or failure non-NULL when it
+ * failed.  t_start: when its unit began (jit_now()). */
+void jit_event_tier(Jit *jit, const JitRequest *rq, const JitResult *res, double t_start, const char *failure);
+/* A bakeoff's compile ended (variants.c); variant_us: per variant. */
+void jit_event_bakeoff(Jit *jit, const JitBakeoffRequest *rq, const JitBakeoffTable *out, double t_start,
+                       const double *variant_us, const char *failure);
+/* VmHooks.stats_jit: `,\n"compiles":[...],\n"compiles_dropped":N`. */
+void jit_events_json(Vm *vm, FILE *f, void *jit);
 
 /* thread.c */
 bool jit_thread_start(Jit *jit, VmError *err);

@@ -485,7 +485,8 @@ static bool lay_out_marked(VmBuf *all, const JitBakeoffRequest *rq, char *const 
     return true;
 }
 
-bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
+static bool compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, double *variant_us,
+                            VmError *err)
 {
     VmMethod *m = rq ? rq->m : NULL;
     if (!m || !m->module || !m->module->vm || !m->code || !m->ncode || (m->flags & VM_M_ABSTRACT))
@@ -566,8 +567,10 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
     for (int k = 0; k < compiled && ok; k++) {
         VmError e = {{0}};
         bool recursive = false;
+        double us0 = cost.us_compile;
         ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, alone, POINTS_NONE, &text[k], &len[k], &wheres,
                              own[k], &cost, &recursive, &e);
+        variant_us[k] += cost.us_compile - us0;
         if (!ok)
             vm_fail(err, "variant %d (%s): %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
         weighted = weighted && recursive;
@@ -621,8 +624,10 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
         VmError e = {{0}};
         bool recursive;
         uint32_t unused[2];
+        double us0 = cost.us_compile;
         ok = compile_variant(rq, k, ir[owner[k]], out, &nm, dir, false, rq->naive ? POINTS_NAIVE : POINTS_MARKERS,
                              &raw[k], &rawlen[k], &wheres, unused, &cost, &recursive, &e);
+        variant_us[k] += cost.us_compile - us0;
         if (!ok)
             vm_fail(err, "variant %d (%s), timed code: %s", k, rq->optset[k] ? rq->optset[k] : "", e.msg);
     }
@@ -693,4 +698,15 @@ bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable 
                 rq->id, m->name, rq->nvariants, copies, cost.us_ir, cost.us_compile, us_assemble, bytes,
                 out->same_code ? " same-code" : "", out->same_ir ? " same-ir" : "");
     return true;
+}
+
+/* The compile, then its event on the compile timeline (events.c). */
+bool jit_compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTable *out, VmError *err)
+{
+    double variant_us[JIT_MAX_VARIANTS] = {0};
+    double t0 = jit_now();
+    bool ok = compile_bakeoff(jit, rq, out, variant_us, err);
+    if (jit)
+        jit_event_bakeoff(jit, rq, out, t0, variant_us, ok ? NULL : err && err->msg[0] ? err->msg : "unknown error");
+    return ok;
 }

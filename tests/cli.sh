@@ -976,7 +976,7 @@ else
     echo "FAIL loops-method-undecided: $(excerpt "$D/out")"
 fi
 "${LOOPY_RUN[@]}" -X audit.timing=markers --stats="$D/loops.json" run $LOOPY 60 200 >"$D/out" 2>&1 </dev/null
-if grep -q '"timing":"markers"' "$D/loops.json" && grep -q '"markers":\[{"point":0,"pc":[0-9]*,"variants":\[{"sites":[1-9]' "$D/loops.json" &&
+if grep -q '"timing":"markers"' "$D/loops.json" && grep -q '"markers":\[{"point":0,"pc":[0-9]*,"line":[0-9]*,"variants":\[{"sites":[1-9]' "$D/loops.json" &&
     grep -q '"scores":{"method":{"timings":[0-9]*,"converge":' "$D/loops.json"; then
     echo "PASS loops-stats"
 else

@@ -23,6 +23,10 @@
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
 #   cli       the command's own behaviour (tests/cli.sh)
+#   report    `tally report` (tests/report.sh): bad inputs, the stats members
+#             it draws, a report of two audited runs checked in headless
+#             Chromium (no console error, its elements, a bakeoff section per
+#             bakeoff: tests/report-dom.py) and its screenshot
 #   faults    tests/faults.sh: each fault point (vm/faults.def) × the
 #             interpreter, the JIT and the auditor leaves stdout and the
 #             status as they were and a valid stats file; signals too
@@ -354,6 +358,12 @@ SUITE=cli
 if want "${SUITES[@]}"; then
     echo "== cli"
     pass_fail_lines < <(bash tests/cli.sh "$TMP/cli" 2>&1)
+fi
+
+SUITE=report
+if want "${SUITES[@]}"; then
+    echo "== report (tests/report.sh: tally report, rendered in headless Chromium)"
+    pass_fail_lines < <(bash tests/report.sh "$TMP/report" 2>&1)
 fi
 
 SUITE=faults

@@ -202,8 +202,8 @@ static void write_method(FILE *f, const VmMethod *m, uint32_t *starts, uint64_t 
 }
 
 /* Layout (docs/stats.md): line-oriented for shell tools — the header line,
- * then one method object per line, then the members of stats_extra (one
- * bakeoff per line).  Whitespace only between values: plain JSON. */
+ * then one method object per line, then the members of stats_jit (one
+ * compile per line) and stats_extra (one bakeoff per line).  Whitespace only between values: plain JSON. */
 bool vm_stats_json(Vm *vm, char **out, size_t *outlen, VmError *err)
 {
     const VmModule *mod = vm ? vm->module : NULL;
@@ -241,6 +241,8 @@ bool vm_stats_json(Vm *vm, char **out, size_t *outlen, VmError *err)
             fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", vm_fault_name(i), vm_fault_injected(i));
         fputc('}', f);
     }
+    if (vm && vm->hooks.stats_jit)
+        vm->hooks.stats_jit(vm, f, vm->hooks.stats_jit_ctx);
     if (vm && vm->hooks.stats_extra)
         vm->hooks.stats_extra(vm, f, vm->hooks.stats_ctx);
     fputs("}\n", f);

@@ -483,6 +483,10 @@ typedef struct VmHooks {
      * taken under a lock).  stats_ctx is its own context, not ctx. */
     void (*stats_extra)(Vm *vm, FILE *f, void *stats_ctx);
     void *stats_ctx;
+    /* --stats: the same, for the JIT's members (jit/: "compiles"), written
+     * before stats_extra's.  NULL = none. */
+    void (*stats_jit)(Vm *vm, FILE *f, void *stats_jit_ctx);
+    void *stats_jit_ctx;
 } VmHooks;
 
 /* One active call.  Compiled code keeps one too, so stack traces see it;

@@ -764,6 +764,7 @@ TEST(audit_report_loop_timings)
     AuMarkerSites map[2] = {{.sites = 1, .in_loop = 1}, {.sites = 3, .at_exit = 3, .guarded = 3}};
     r.npoints = 1;
     r.point_pc[0] = 7;
+    r.point_line[0] = 12;   /* its source line (0: none, written null) */
     r.entry_freq = 0.0001;
     r.marker_sites = 8;
     r.marker_overhead = 74;
@@ -780,7 +781,7 @@ TEST(audit_report_loop_timings)
     CHECK(json_valid(s));
     CHECK_CONTAINS(s, "\"timing\":\"markers\",\"timing_reason\":null,\"entry_freq\":0.0001,\"points\":[7],"
                       "\"marker_sites\":8,\"markers_refused\":0,\"marker_overhead\":74,");
-    CHECK_CONTAINS(s, "\"markers\":[{\"point\":0,\"pc\":7,\"variants\":["
+    CHECK_CONTAINS(s, "\"markers\":[{\"point\":0,\"pc\":7,\"line\":12,\"variants\":["
                       "{\"sites\":1,\"in_loop\":1,\"at_exit\":0,\"straight\":0,\"guarded\":0,\"refused\":false},"
                       "{\"sites\":3,\"in_loop\":0,\"at_exit\":3,\"straight\":0,\"guarded\":3,\"refused\":false}]}]");
     /* 2 timings of variance 5000: converge 0.0004; perturb (0.999 + 0.4998)/2 */

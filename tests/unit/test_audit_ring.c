@@ -7,6 +7,7 @@
  * accounting must be exact: received + dropped = pushed.
  */
 #include "audit.h"
+#include "auditor_api.h"
 #include "test.h"
 
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static uint64_t mix(uint64_t x)
@@ -788,4 +790,63 @@ TEST(audit_ring_rate_follows_calls)
     au_analysis_free(a);
     AuDrainCounts c = {0};
     drain_all(ignore, NULL, &c);
+}
+
+/* The decision's trajectory (AuResult.trajectory, analysis.c): a look a
+ * round once both variants have a window; thinned evenly when full, the
+ * latest look kept apart; written as "looks" and "trajectory". */
+TEST(audit_ring_trajectory)
+{
+    AuConfig cfg = ring_config();
+    cfg.timeout = 0;
+    cfg.min_samples = cfg.max_samples = 100000000;   /* never decides */
+    Decisions d = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    uint32_t id;
+    AuAnalysis *a = hand_begun(&cfg, &d, &id);
+    if (!a)
+        return;
+    for (int i = 0; i < 451; i++) {   /* a window of 100 a variant a round; the first look has no estimate */
+        for (int k = 0; k < 200; k++)
+            au_sample_record(id, (uint32_t)(k & 1), (k & 1 ? 900 : 1000) + (uint64_t)(k % 7), 1);
+        au_analysis_step(a, 101.0 + i * 0.01);
+    }
+    CHECK_INT(decided(&d), 0);
+    AuResult r;
+    CHECK(au_analysis_result(a, id, &r));
+    const AuTrajectory *t = &r.trajectory;
+    /* kept 0..199, thinned to every 2nd at 200 and every 4th at 400: the
+     * looks 0, 4, …, 448 */
+    CHECK_INT(t->looks, 450);
+    CHECK_INT(t->every, 4);
+    CHECK_INT(t->n, 113);
+    CHECK_INT(t->look[1].n, t->look[0].n + 4 * 90);   /* 90 kept of a window of 100 */
+    for (uint32_t i = 1; i < t->n && i < AU_TRAJECTORY_MAX; i++)
+        CHECK(t->look[i].n > t->look[i - 1].n && t->look[i].t > t->look[i - 1].t);
+    CHECK_INT(t->last.n, r.v[0].samples < r.v[1].samples ? r.v[0].samples : r.v[1].samples);
+    CHECK_INT(t->last.best, 1);
+    CHECK(t->last.rel < -0.05 && t->last.lo <= t->last.rel && t->last.hi >= t->last.rel);
+    /* the JSON: the kept looks, then the latest (449: thinned out) */
+    AuBakeoffRecord rec = {.id = 1, .nvariants = 2, .installed = -1, .result = r};
+    snprintf(rec.method, sizeof rec.method, "f");
+    snprintf(rec.variants[0].name, sizeof rec.variants[0].name, "a");
+    snprintf(rec.variants[1].name, sizeof rec.variants[1].name, "b");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    au_report_json(f, &rec, 1, "");
+    fclose(f);
+    const char *p = text ? strstr(text, "\"looks\":450,\"trajectory\":[[") : NULL;
+    CHECK(p != NULL);
+    int looks = 0;   /* the trajectory's elements: [..] between its brackets */
+    for (const char *q = p ? strchr(p, '[') + 1 : ""; *q && *q != ']'; q++) {
+        if (*q != '[')
+            continue;
+        looks++;
+        while (q[1] && q[1] != ']')
+            q++;
+        q++;   /* at the element's ']' */
+    }
+    CHECK_INT(looks, 114);
+    free(text);
+    au_analysis_free(a);
 }
