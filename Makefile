@@ -183,11 +183,11 @@ $(eval $(call SAN_RULES,asan,$(ASAN_FLAGS)))
 $(eval $(call SAN_RULES,tsan,$(TSAN_FLAGS)))
 
 test-asan: setup ## the unit, program, tiers and cli suites under AddressSanitizer + UBSan (tests/sanitize.sh)
-	@$(MAKE) --no-print-directory $(call SAN_CMDS,build/asan) build/tsan-audit
+	@$(MAKE) --no-print-directory all build/jsoncheck $(call SAN_CMDS,build/asan) build/tsan-audit
 	@bash tests/sanitize.sh asan
 
 test-tsan: setup ## the threaded parts (compile thread, bakeoffs, analysis, stats writer) under ThreadSanitizer (tests/sanitize.sh)
-	@$(MAKE) --no-print-directory $(call SAN_CMDS,build/tsan) build/tsan-audit
+	@$(MAKE) --no-print-directory all build/jsoncheck $(call SAN_CMDS,build/tsan) build/tsan-audit
 	@bash tests/sanitize.sh tsan
 
 build/audit-ring: bench/audit_ring.c audit/samples.c audit/audit.h ## the cost of one sample to the program thread (bench/audit_ring.c)
