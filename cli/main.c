@@ -1,4 +1,4 @@
-/* cli/main.c — the `tally` command: run, build, dis, asm.
+/* cli/main.c — the `tally` command: run, build, dis, asm, and lab (a script of tools/).
  *
  * The only place that decides exit statuses: 0 success, 1 run-time error
  * (or the program's own exit status), 2 bad use, unreadable or malformed
@@ -15,6 +15,7 @@
 #include "auditor_api.h"
 #include "lang.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ typedef struct Options {
 static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
 #define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
 
-static const char *const commands[] = {"run", "build", "dis", "asm"};
+static const char *const commands[] = {"run", "build", "dis", "asm", "lab"};
 static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
                                            "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
@@ -59,6 +60,8 @@ static void usage(FILE *out)
           "       tally [options] dis FILE             print a module as .tla text\n"
           "       tally [options] asm FILE.tla -o FILE.tlb   assemble (verifies unless --no-verify)\n"
           "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (verified)\n"
+          "       tally lab SPEC [--local|--ssh HOSTS|--slurm]   run an experiment matrix\n"
+          "       tally lab merge RESULTS -o TABLE.csv|.json    join its results (docs/workbench.md)\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -328,6 +331,33 @@ static int cmd_dis(const Options *o, const char *path)
     return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 }
 
+/* A subcommand written as a script: <directory of the tally executable>/
+ * ../tools/TOOL gets the arguments after the command, and TALLY_EXE names
+ * this executable so that the script runs the same build. */
+static int run_tool(const char *tool, int argc, char **argv)
+{
+    char exe[PATH_MAX], path[PATH_MAX + 32];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0)
+        return fail_usage("cannot find the tally executable to run %s", tool, NULL);
+    exe[k] = 0;
+    setenv("TALLY_EXE", exe, 1);
+    char *slash = strrchr(exe, '/');
+    *slash = 0;   /* readlink gives an absolute path: there is a slash */
+    snprintf(path, sizeof path, "%s/../tools/%s", exe, tool);
+    char **args = calloc((size_t)argc + 2, sizeof *args);
+    if (!args)
+        return fail_usage("out of memory running %s", tool, NULL);
+    args[0] = path;
+    for (int a = 0; a < argc; a++)
+        args[a + 1] = argv[a];
+    fflush(stdout);
+    execv(path, args);
+    fprintf(stderr, "tally: cannot run %s: %s\n", path, strerror(errno));
+    free(args);
+    return EXIT_USAGE;
+}
+
 /* Parses one option at argv[*i]; returns -1 if argv[*i] is not an option,
  * EXIT_USAGE on a bad one, 0 when consumed. */
 static int parse_option(Options *o, int argc, char **argv, int *i)
@@ -473,6 +503,8 @@ int main(int argc, char **argv)
         known |= !strcmp(cmd, commands[k]);
     if (!known)
         return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
+    if (!strcmp(cmd, "lab"))
+        return run_tool("tally-lab", argc - i, argv + i);
 
     /* options may follow the command, up to the file */
     const char *file = NULL;
