@@ -23,6 +23,10 @@
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
 #   cli       the command's own behaviour (tests/cli.sh)
+#   lab       tally lab (tests/lab.sh): a 3 × 3 × 5 matrix with GNU
+#             parallel (resumption, the merged table), --ssh through a
+#             loginfile naming this host, and a Slurm job array on a
+#             single-node Slurm the suite starts and stops
 #   faults    tests/faults.sh: each fault point (vm/faults.def) × the
 #             interpreter, the JIT and the auditor leaves stdout and the
 #             status as they were and a valid stats file; signals too
@@ -354,6 +358,12 @@ SUITE=cli
 if want "${SUITES[@]}"; then
     echo "== cli"
     pass_fail_lines < <(bash tests/cli.sh "$TMP/cli" 2>&1)
+fi
+
+SUITE=lab
+if want "${SUITES[@]}"; then
+    echo "== lab"
+    pass_fail_lines < <(bash tests/lab.sh "$TMP/lab" 2>&1)
 fi
 
 SUITE=faults
