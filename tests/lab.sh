@@ -223,6 +223,39 @@ check lab-ssh 0 "6 of 6 jobs done (6 run now), 0 with a non-zero status" -- \
 check_results lab-ssh-results "$D/ssh" 6
 check lab-ssh-bad 2 "no such sshloginfile" -- "$T" lab "$F/small.toml" --ssh "$D/nohosts"
 
+# ---- --ssh through real ssh: an sshd of our own on 127.0.0.1, when this
+# host has one (tools/setup.sh does not install a server); the jobs write
+# in parallel's temporary folders of the "remote" and come back by
+# --return
+E=$D/sshd
+if [[ $(id -u) -eq 0 && -x /usr/sbin/sshd ]] && command -v ssh >/dev/null && command -v rsync >/dev/null; then
+    mkdir -p "$E" /run/sshd
+    chmod 700 "$E"
+    ssh-keygen -q -t ed25519 -N '' -f "$E/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$E/user_key"
+    cp "$E/user_key.pub" "$E/authorized_keys"
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    printf '%s\n' "Port $port" "ListenAddress 127.0.0.1" "HostKey $E/host_key" "AuthorizedKeysFile $E/authorized_keys" \
+        "PasswordAuthentication no" "PermitRootLogin prohibit-password" "StrictModes no" "UsePAM no" \
+        "PidFile $E/sshd.pid" >"$E/sshd_config"
+    /usr/sbin/sshd -f "$E/sshd_config" -E "$E/sshd.log"
+    echo "ssh -p $port -i $E/user_key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR root@127.0.0.1" >"$E/hosts"
+    for _ in $(seq 50); do [[ -s $E/sshd.pid ]] && break; sleep 0.1; done
+    check lab-ssh-real 0 "6 of 6 jobs done (6 run now), 0 with a non-zero status" -- \
+        timeout 300 "$T" lab "$F/small.toml" --ssh "$E/hosts" -o "$D/ssh-real" -j 3
+    check_results lab-ssh-real-results "$D/ssh-real" 6
+    # the jobs ran through ssh in parallel's temporary folders, not in
+    # the results folder: what came home was --return's copy
+    if [[ $(grep -c "\"sshlogin\": \"ssh -p $port " "$D/ssh-real"/jobs/*/job.json | grep -c ':1$') -eq 6 ]] &&
+        ! grep -q "\"workdir\": \"$D/ssh-real/" "$D/ssh-real"/jobs/*/job.json; then
+        pass lab-ssh-real-return
+    else
+        failed lab-ssh-real-return "a job.json names no ssh login, or the results folder as its workdir"
+    fi
+    [[ -s $E/sshd.pid ]] && kill "$(cat "$E/sshd.pid")"
+else
+    echo "SKIP lab-ssh-real: no sshd, ssh or rsync here (the ':' host above runs the --ssh path without ssh)"
+fi
+
 # ---- Slurm: a job array on a single-node Slurm of our own
 check lab-slurm-dry 0 "#SBATCH --array=0-44" -- "$T" lab "$SPEC" --slurm --dry-run -o "$D/slurm"
 if grep -qF 'SLURM_ARRAY_TASK_ID + 1' "$D/out" && [[ ! -e $D/slurm/slurm ]]; then

@@ -5,8 +5,8 @@
 # and the sanitizers' runtimes, AFL++).
 set -e
 PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time"
-# tally lab: GNU parallel, and Slurm with munge for its Slurm test
-PKGS="$PKGS python3 parallel munge slurmctld slurmd slurm-client"
+# tally lab: GNU parallel (ssh and rsync for --ssh), Slurm with munge
+PKGS="$PKGS python3 parallel openssh-client rsync munge slurmctld slurmd slurm-client"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-14-dev afl++"
 missing=""
 for p in $PKGS; do
