@@ -207,6 +207,21 @@ check lab-merge-csv 0 "rows from 45 runs written to $D/table.csv" -- "$T" lab me
 check_table lab-table-csv "$R" "$D/table.csv"
 check lab-merge-json 0 "rows from 45 runs written to $D/table.json" -- "$T" lab merge "$R" -o "$D/table.json"
 check_table lab-table-json "$R" "$D/table.json"
+# pandas reads both forms alike, where Debian's python3-pandas is installed
+# (tools/setup.sh does not install it)
+if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+    if msg=$(/usr/bin/python3 - "$D/table.csv" "$D/table.json" 2>&1 <<'PY'
+import sys, pandas
+c, j = pandas.read_csv(sys.argv[1]), pandas.read_json(sys.argv[2])
+assert c.shape == j.shape, (c.shape, j.shape)
+assert list(c.columns) == list(j.columns)
+assert sorted(c["job"]) == sorted(j["job"])
+assert c["rep"].dtype.kind == "i" and c["timed_out"].dtype == bool
+PY
+    ); then pass lab-table-pandas; else failed lab-table-pandas "$(echo "$msg" | tail -1)"; fi
+else
+    echo "SKIP lab-table-pandas: no python3-pandas here"
+fi
 check lab-merge-format 2 "must end in .csv or .json" -- "$T" lab merge "$R" -o "$D/table.txt"
 # a run whose program fails is a row with its status
 printf 'programs = ["%s/sum.tl"]\nargs = ["notanumber"]\n' "$PWD/$F" >"$D/fails.toml"
