@@ -1,4 +1,5 @@
-/* cli/main.c — the `tally` command: run, build, dis, asm, report (cli/report.c).
+/* cli/main.c — the `tally` command: run, build, dis, asm; report and lab
+ * are scripts of tools/ (cli/tools.c).
  *
  * The only place that decides exit statuses: 0 success, 1 run-time error
  * (or the program's own exit status), 2 bad use, unreadable or malformed
@@ -14,7 +15,7 @@
 #include "markers.h"
 #include "auditor_api.h"
 #include "lang.h"
-#include "report.h"
+#include "tools.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ typedef struct Options {
 static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
 #define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
 
-static const char *const commands[] = {"run", "build", "dis", "asm", "report"};
+static const char *const commands[] = {"run", "build", "dis", "asm", "report", "lab"};
 static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
                                            "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
@@ -61,6 +62,8 @@ static void usage(FILE *out)
           "       tally [options] asm FILE.tla -o FILE.tlb   assemble (verifies unless --no-verify)\n"
           "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (verified)\n"
           "       tally report STATS.json... -o FILE.html  an HTML report of --stats files\n"
+          "       tally lab SPEC [--local|--ssh HOSTS|--slurm]   run an experiment matrix\n"
+          "       tally lab merge RESULTS -o TABLE.csv|.json    join its results (docs/workbench.md)\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -475,8 +478,8 @@ int main(int argc, char **argv)
         known |= !strcmp(cmd, commands[k]);
     if (!known)
         return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
-    if (!strcmp(cmd, "report"))   /* its own arguments: tools/tally-report reads them */
-        return cli_report(argc - i, argv + i);
+    if (cli_is_tool(cmd))   /* its own arguments: the script reads them */
+        return cli_tool(cmd, argc - i, argv + i);
 
     /* options may follow the command, up to the file */
     const char *file = NULL;

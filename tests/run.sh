@@ -27,6 +27,10 @@
 #             it draws, a report of two audited runs checked in headless
 #             Chromium (no console error, its elements, a bakeoff section per
 #             bakeoff: tests/report-dom.py) and its screenshot
+#   lab       tally lab (tests/lab.sh): a 3 × 3 × 5 matrix with GNU
+#             parallel (resumption, the merged table), --ssh through a
+#             loginfile naming this host, and a Slurm job array on a
+#             single-node Slurm the suite starts and stops
 #   faults    tests/faults.sh: each fault point (vm/faults.def) × the
 #             interpreter, the JIT and the auditor leaves stdout and the
 #             status as they were and a valid stats file; signals too
@@ -364,6 +368,12 @@ SUITE=report
 if want "${SUITES[@]}"; then
     echo "== report (tests/report.sh: tally report, rendered in headless Chromium)"
     pass_fail_lines < <(bash tests/report.sh "$TMP/report" 2>&1)
+fi
+
+SUITE=lab
+if want "${SUITES[@]}"; then
+    echo "== lab"
+    pass_fail_lines < <(bash tests/lab.sh "$TMP/lab" 2>&1)
 fi
 
 SUITE=faults
