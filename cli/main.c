@@ -252,7 +252,8 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
      * tier must be wired by now; it stops (final write) before jit_free,
      * while whatever its hooks report on is still alive */
     VmStatsWriter *stats = NULL;
-    if (o->stats && !(stats = vm_stats_writer_start(vm, o->stats, STATS_PERIOD_MS, true, &err))) {
+    bool ends = o->stats || vm->hooks.at_end;   /* audit.record: complete at a signal too */
+    if (ends && !(stats = vm_stats_writer_start(vm, o->stats, STATS_PERIOD_MS, true, &err))) {
         fprintf(stderr, "tally: %s\n", err.msg);
         au_auditor_free(au);
         jit_free(jit);
@@ -274,6 +275,11 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
     }
     vm_watchdog_stop(watchdog);
     au_auditor_stop(au);    /* before the final stats: undecided bakeoffs end there */
+    if (!au_auditor_recorded(au, &err)) {
+        fprintf(stderr, "tally: %s\n", err.msg);
+        if (status == 0)
+            status = EXIT_USAGE;
+    }
     if (stats && !vm_stats_writer_stop(stats, &err)) {
         fprintf(stderr, "tally: %s\n", err.msg);
         if (status == 0)
