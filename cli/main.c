@@ -14,6 +14,7 @@
 #include "markers.h"
 #include "auditor_api.h"
 #include "lang.h"
+#include "study.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ typedef struct Options {
 static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
 #define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
 
-static const char *const commands[] = {"run", "build", "dis", "asm"};
+static const char *const commands[] = {"run", "build", "dis", "asm", "study"};
 static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
                                            "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
@@ -59,6 +60,8 @@ static void usage(FILE *out)
           "       tally [options] dis FILE             print a module as .tla text\n"
           "       tally [options] asm FILE.tla -o FILE.tlb   assemble (verifies unless --no-verify)\n"
           "       tally [options] build FILE.tl -o FILE.tlb  compile a source file (verified)\n"
+          "       tally study convergence|quality|accuracy ...   offline studies of samples\n"
+          "                                            recorded with -X audit.record=FILE\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -119,26 +122,36 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The standard library directory: -X lang.stdlib=DIR, else
- * <directory of the tally executable>/../stdlib. */
-static const char *stdlib_dir(const Options *o, char *buf, size_t n)
+/* The installation's directory: <directory of the tally executable>/..
+ * (its stdlib/, tools/ and bench/); NULL when it cannot be told. */
+static const char *root_dir(char *buf, size_t n)
 {
-    if (o->tun.lang_stdlib && o->tun.lang_stdlib[0])
-        return o->tun.lang_stdlib;
     char exe[PATH_MAX];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0)
-        return "stdlib";
+        return NULL;
     exe[k] = 0;
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;                       /* .../bin */
     slash = strrchr(exe, '/');
-    if (slash && slash != exe)
-        *slash = 0;                       /* ... */
-    else
+    if (!slash || slash == exe)
+        return NULL;
+    *slash = 0;                           /* ... */
+    snprintf(buf, n, "%s", exe);
+    return buf;
+}
+
+/* The standard library directory: -X lang.stdlib=DIR, else
+ * <root_dir>/stdlib. */
+static const char *stdlib_dir(const Options *o, char *buf, size_t n)
+{
+    if (o->tun.lang_stdlib && o->tun.lang_stdlib[0])
+        return o->tun.lang_stdlib;
+    char root[PATH_MAX];
+    if (!root_dir(root, sizeof root))
         return "stdlib";
-    snprintf(buf, n, "%s/stdlib", exe);
+    snprintf(buf, n, "%s/stdlib", root);
     return buf;
 }
 
@@ -479,6 +492,10 @@ int main(int argc, char **argv)
         known |= !strcmp(cmd, commands[k]);
     if (!known)
         return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
+    if (!strcmp(cmd, "study")) {   /* its own arguments: audit/study.c */
+        char root[PATH_MAX];
+        return au_study_main(argc - i, argv + i, root_dir(root, sizeof root) ? root : ".");
+    }
 
     /* options may follow the command, up to the file */
     const char *file = NULL;

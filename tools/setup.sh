@@ -4,7 +4,7 @@
 # `tools/setup.sh fuzz` adds what `make fuzz` needs (clang with libFuzzer
 # and the sanitizers' runtimes, AFL++).
 set -e
-PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time"
+PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time python3-numpy python3-matplotlib"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-14-dev afl++"
 missing=""
 for p in $PKGS; do
