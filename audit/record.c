@@ -131,8 +131,8 @@ struct AuRecorder {
     unsigned char *buf;
     size_t nbuf;
     uint64_t offset;               /* bytes written to fd */
-    uint64_t records;              /* records buffered or written */
-    uint64_t lost;                 /* records after a failed write */
+    uint64_t records;              /* samples received (the file's records, if complete) */
+    uint64_t lost;                 /* of them, not written: in a buffer whose write failed, or after */
     uint64_t write_failures;
     int write_errno;
     bool finished, complete;
@@ -340,11 +340,8 @@ void au_record_sample(AuRecorder *r, const AuSample *s, uint32_t variant, uint32
 {
     if (r->finished)
         return;
-    if (r->write_failures) {
-        r->lost++;
-        return;
-    }
-    if (r->nbuf + AU_REC_RECORD_SIZE > AU_REC_BUF && !flush(r)) {
+    r->records++;
+    if (r->write_failures || (r->nbuf + AU_REC_RECORD_SIZE > AU_REC_BUF && !flush(r))) {
         r->lost++;
         return;
     }
@@ -361,7 +358,6 @@ void au_record_sample(AuRecorder *r, const AuSample *s, uint32_t variant, uint32
     p[REC_flags] = (unsigned char)((warmup ? AU_REC_WARMUP : 0) | (unsigned)status << 1);
     put_u32(p + REC_seq, (uint32_t)s->seq);
     r->nbuf += AU_REC_RECORD_SIZE;
-    r->records++;
 }
 
 void au_record_round_end(AuRecorder *r)
@@ -407,8 +403,8 @@ bool au_record_finish(AuRecorder *r, double cycles_hz, const AuCounters *counter
         ok = vm_fail(err, "cannot rename '%s' to '%s': %s", r->tmp, r->path, strerror(errno));
         r->write_failures++;
     } else if (!ok) {
-        vm_fail(err, "cannot record samples to '%s': %s (%" PRIu64 " of %" PRIu64 " samples not written)", r->path,
-                strerror(r->write_errno), r->lost ? r->lost : nrecords, nrecords + r->lost);
+        vm_fail(err, "cannot record samples to '%s': %s (%" PRIu64 " samples received, no file written)", r->path,
+                strerror(r->write_errno), nrecords);
     }
     if (!ok)
         unlink(r->tmp);

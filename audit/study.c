@@ -335,6 +335,11 @@ static int convergence(Convergence *cv, const AuRecFile *f, const char *path, co
         return EXIT_USAGE;
     }
     size_t half = p.n / 2;
+    if (p.n == 0) {
+        fprintf(stderr, "tally study: %s has no timings of a whole call of %s's variant %d\n", path, method, cv->variant);
+        free(p.c), free(p.w);
+        return EXIT_USAGE;
+    }
     if (half < 2 * (size_t)cv->step) {
         fprintf(stderr, "tally study: %s has %zu timings of %s (variant %d): too few to split (at least %lld)\n", path,
                 p.n, method, cv->variant, 4 * cv->step);

@@ -23,6 +23,8 @@
 #   catalog   every compile error message in lang/diag.def has its test
 #   roundtrip asm → dis → asm gives identical bytes and identical text
 #   cli       the command's own behaviour (tests/cli.sh)
+#   study     raw samples (-X audit.record), tools/tallysamples.py and
+#             `tally study` (tests/study.sh)
 #   faults    tests/faults.sh: each fault point (vm/faults.def) × the
 #             interpreter, the JIT and the auditor leaves stdout and the
 #             status as they were and a valid stats file; signals too
@@ -354,6 +356,12 @@ SUITE=cli
 if want "${SUITES[@]}"; then
     echo "== cli"
     pass_fail_lines < <(bash tests/cli.sh "$TMP/cli" 2>&1)
+fi
+
+SUITE=study
+if want "${SUITES[@]}"; then
+    echo "== study (tests/study.sh: -X audit.record, tools/tallysamples.py, tally study)"
+    pass_fail_lines < <(bash tests/study.sh "$TMP/study" 2>&1)
 fi
 
 SUITE=faults
