@@ -131,24 +131,24 @@ EOF
 [[ $(cat "$D/qc.out") == ok ]] && pass quality-scores-match-stats || fail quality-scores-match-stats "$(head -c 400 "$D/qc.out") $(head -3 "$D/q.out")"
 
 # ---- signals ---------------------------------------------------------------------
-printf 'fn f(n: int): int {\n    var t = 0;\n    for k in 0..n { t = t + k %% 7; }\n    return t;\n}\nfn main() {\n    var s = 0;\n    while s >= 0 { s = (s + f(40 + s %% 3)) %% 1000000; }\n}\n' >"$D/spin.tl"
 for sig in INT TERM; do
     for stats in yes no; do
         name=record-sig$sig-stats-$stats
         rm -f "$D/s.smp" "$D/s.json" "$D"/s.smp.tmp*
-        args=(--audit=aa -X audit.seed=1 -X audit.timing=method -X audit.record="$D/s.smp")
+        args=("${AUDIT[@]}" -X audit.record="$D/s.smp")
         [[ $stats == yes ]] && args+=(--stats="$D/s.json")
         set -m   # job control, or bash starts the background job with SIGINT ignored
-        $T "${args[@]}" run "$D/spin.tl" >/dev/null 2>"$D/s.err" </dev/null &
+        $T "${args[@]}" run bench/awfy/Towers.tl 100000 250 >/dev/null 2>"$D/s.err" </dev/null &
         pid=$!
         set +m
         (sleep $((60 * SCALE)); kill -KILL $pid) >/dev/null 2>&1 &
         guard=$!
-        # until samples are being written: the temporary file has grown past its header
+        # until samples are being written: the temporary file has had a
+        # buffer or two (64 KB each), and more are on the way
         for i in $(seq $((300 * SCALE))); do
             sleep 0.1
             size=$(stat -c %s "$D"/s.smp.tmp* 2>/dev/null | head -1)
-            [[ ${size:-0} -gt 300000 ]] && break
+            [[ ${size:-0} -gt 100000 ]] && break
         done
         kill -$sig $pid
         wait $pid
