@@ -461,14 +461,40 @@ static const char *string_at(const AuRecFile *f, uint64_t size, uint32_t off)
     return off < size ? f->strings + off : "";
 }
 
+/* The whole file into memory (malloc'd); false + err. */
+static bool slurp(const char *path, unsigned char **data, size_t *len, VmError *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return vm_fail(err, "cannot read '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *d = malloc(cap);
+    while (d) {
+        n += fread(d + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *p = realloc(d, cap *= 2);
+        if (!p)
+            free(d);
+        d = p;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (!d || bad) {
+        free(d);
+        return vm_fail(err, "cannot read '%s': %s", path, d ? "read error" : "out of memory");
+    }
+    *data = d, *len = n;
+    return true;
+}
+
 bool au_record_load(const char *path, AuRecFile *out, VmError *err)
 {
     memset(out, 0, sizeof *out);
-    VmBuf b = {0};
-    if (!vm_read_file(path, &b, err))
+    unsigned char *d = NULL;
+    size_t len = 0;
+    if (!slurp(path, &d, &len, err))
         return false;
-    const unsigned char *d = b.data;
-    size_t len = b.len;
     bool ok = false;
     if (len < 8 || memcmp(d, AU_REC_MAGIC, 8) != 0) {
         vm_fail(err, "%s: not a samples file (no TLYSAMP1 magic: -X audit.record writes them)", path);
@@ -556,7 +582,7 @@ bool au_record_load(const char *path, AuRecFile *out, VmError *err)
     out->seed = get_u64(d + HDR_seed);
     ok = true;
 done:
-    vm_buf_free(&b);
+    free(d);
     if (!ok)
         au_record_unload(out);
     return ok;

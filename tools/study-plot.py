@@ -64,11 +64,14 @@ def convergence(d, plt):
         a1.plot(xs, [float(r["median_samples"]) if r["median_samples"] else float("nan") for r in pts],
                 marker="o", label=label)
         a2.plot(xs, [100 * int(r["wrong"]) / max(1, int(r["trials"])) for r in pts], marker="o", label=label)
-    a1.set_xscale("log")
+    diffs = sorted({float(r["faster_pct"]) for r in dec})
+    for ax in (a1, a2):
+        ax.set_xscale("log")
+        ax.set_xticks(diffs, labels=["%g" % x for x in diffs])
+        ax.minorticks_off()
     a1.set_yscale("log")
     a1.set_xlabel("B faster by (%)")
     a1.set_ylabel("median samples per version to decide")
-    a2.set_xscale("log")
     a2.set_xlabel("B faster by (%)")
     a2.set_ylabel("wrong decisions (% of trials)")
     a1.legend(fontsize="small")

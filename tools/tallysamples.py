@@ -89,6 +89,8 @@ class Samples:
             if b:
                 names = np.array(b["variants"] + [None], dtype=object)
                 v = self.records["variant"][sel].astype(int)
+                # status 1 (its bakeoff had ended): the raw part c·N + k
+                v = np.where(self.status()[sel] == 1, v % b["nvariants"], v)
                 vname[sel] = names[np.where(v < len(b["variants"]), v, len(b["variants"]))]
         out.update(method=method, client=client, variant_name=vname, id=stats_id,
                    status=self.status(), warmup=self.warmup())
