@@ -1297,7 +1297,13 @@ static void record_finish(AuAuditor *au)
     au_analysis_stop(au->an);
     AuCounters c;
     au_analysis_counters(au->an, &c);
-    au->rec_ok = au_record_finish(au->rec, au_analysis_cycles_hz(au->an), &c, &au->rec_err);
+    VmError err = {{0}};
+    bool ok = au_record_finish(au->rec, au_analysis_cycles_hz(au->an), &c, &err);
+    pthread_mutex_lock(&au->mu);   /* a signal's thread and the main thread may both get here */
+    au->rec_ok = ok;
+    if (!ok && !au->rec_err.msg[0])
+        au->rec_err = err;
+    pthread_mutex_unlock(&au->mu);
 }
 
 /* The stats writer's thread, as a signal or the time limit ends the
@@ -1478,10 +1484,14 @@ size_t au_bakeoffs_snapshot(AuAuditor *au, AuBakeoffRecord *out, size_t max)
 
 bool au_auditor_recorded(AuAuditor *au, VmError *err)
 {
-    if (!au || !au->rec || au->rec_ok)
+    if (!au || !au->rec)
         return true;
-    snprintf(err->msg, sizeof err->msg, "%s", au->rec_err.msg[0] ? au->rec_err.msg : "samples were not recorded");
-    return false;
+    pthread_mutex_lock(&au->mu);
+    bool ok = au->rec_ok;
+    if (!ok)
+        snprintf(err->msg, sizeof err->msg, "%s", au->rec_err.msg[0] ? au->rec_err.msg : "samples were not recorded");
+    pthread_mutex_unlock(&au->mu);
+    return ok;
 }
 
 AuAnalysis *au_auditor_analysis(AuAuditor *au)
