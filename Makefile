@@ -128,7 +128,7 @@ fuzz: ## coverage-guided fuzzing: each harness (or FUZZ_HARNESSES) FUZZ_SECONDS 
 
 # The audit_ring unit tests with audit/ minus the parts that need the VM.
 TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
-                  audit/analysis.c audit/loopstats.c audit/policy.c audit/report.c audit/samples.c audit/stats.c \
+                  audit/analysis.c audit/loopstats.c audit/policy.c audit/record.c audit/report.c audit/samples.c audit/stats.c \
                   vm/json.c vm/fault.c vm/error.c
 build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h ## the auditor's ring buffers and analysis thread under ThreadSanitizer
 	@mkdir -p build

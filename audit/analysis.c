@@ -41,6 +41,7 @@
  */
 #include "audit.h"
 #include "loops.h"
+#include "record.h"
 
 #include <errno.h>
 #include <math.h>
@@ -101,6 +102,8 @@ struct AuAnalysis {
     uint64_t cycles0;          /* au_cycles() and au_now() at creation: the */
     double now0;               /* cycle counter's rate (cycles_hz) */
     double min_timing;         /* two back-to-back counter reads, fewest cycles (AuScore) */
+    AuRecorder *rec;           /* audit.record: every drained sample goes there too; NULL = none */
+    pthread_mutex_t stop_mu;   /* one au_analysis_stop at a time (the end, or a signal's) */
 };
 
 void au_score_add(AuScore *s, double cycles, double min_timing)
@@ -169,6 +172,7 @@ AuAnalysis *au_analysis_new(const AuConfig *cfg, AuDecideFn decide, void *ctx)
         au_policy_perturb(&a->policy[s], cfg->sample_every, cfg->burst, cfg->jitter, &a->rng);
     }
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->stop_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -223,6 +227,9 @@ bool au_analysis_start(AuAnalysis *a)
 
 void au_analysis_stop(AuAnalysis *a)
 {
+    /* the stats writer's thread may stop it at a signal while the main
+     * thread stops it at the end: the thread is joined once */
+    pthread_mutex_lock(&a->stop_mu);
     pthread_mutex_lock(&a->lock);
     bool running = a->running;
     a->stopping = true;
@@ -233,6 +240,7 @@ void au_analysis_stop(AuAnalysis *a)
     pthread_mutex_lock(&a->lock);
     a->running = false;
     pthread_mutex_unlock(&a->lock);
+    pthread_mutex_unlock(&a->stop_mu);
 }
 
 static void bakeoff_free(Bakeoff *b)
@@ -252,6 +260,7 @@ void au_analysis_free(AuAnalysis *a)
     free(a->bakeoffs);
     pthread_cond_destroy(&a->wake);
     pthread_mutex_destroy(&a->lock);
+    pthread_mutex_destroy(&a->stop_mu);
     free(a);
 }
 
@@ -545,42 +554,60 @@ bool au_analysis_result(AuAnalysis *a, uint32_t id, AuResult *out)
     return i >= 0;
 }
 
-static void route(void *ctx, const AuSample *s)
+/* Files s into its bakeoff; returns what became of it (record.h:
+ * AU_REC_RECEIVED, _UNKNOWN, _INVALID) and, for audit.record, the variant,
+ * copy and region it was filed under. */
+static int file_sample(AuAnalysis *a, const AuSample *s, uint32_t *variant, uint32_t *copy, uint32_t *part_region)
 {
-    AuAnalysis *a = ctx;
     Bakeoff *b = a->last;
+    uint32_t region = AU_SAMPLE_REGION(s->variant);
+    *variant = AU_SAMPLE_PART(s->variant), *copy = 255;
+    *part_region = region;
     if (!b || b->id != s->bakeoff) {
         int i = find(a, s->bakeoff);
         if (i < 0) {
             a->counters.unknown++;
-            return;
+            return AU_REC_UNKNOWN;
         }
         b = a->last = a->bakeoffs[i];
     }
     /* timed code reports c·N + k for copy c of variant k (audit.copies),
      * and a loop timing's region above it */
-    uint32_t n = (uint32_t)b->st.nvariants, arm = AU_SAMPLE_PART(s->variant), region = AU_SAMPLE_REGION(s->variant);
+    uint32_t n = (uint32_t)b->st.nvariants, arm = AU_SAMPLE_PART(s->variant);
+    *variant = arm % n, *copy = arm / n;
     if (region) {
         if (!b->loops || arm >= n * (uint32_t)b->regions.ncopies ||
             !au_loops_add(&b->regions, (int)arm, (int)region, s->cycles, s->weight)) {
             a->counters.invalid++;
-            return;
+            return AU_REC_INVALID;
         }
         au_score_add(&b->score[AU_SCORE_MARKERS], (double)s->cycles, a->min_timing);
         b->fresh = true;
-        return;
+        return AU_REC_RECEIVED;
     }
     if (s->variant & AU_SAMPLE_WARMUP) {
-        if (arm >= n * JIT_MAX_COPIES || !au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles))
+        if (arm >= n * JIT_MAX_COPIES || !au_stats_add_warmup(&b->st, (int)(arm % n), s->cycles)) {
             a->counters.invalid++;
-        return;   /* not fresh: nothing to test anew */
+            return AU_REC_INVALID;
+        }
+        return AU_REC_RECEIVED;   /* not fresh: nothing to test anew */
     }
     if (arm >= n * JIT_MAX_COPIES || !au_stats_add_copy(&b->st, (int)(arm % n), (int)(arm / n), s->cycles, s->weight)) {
         a->counters.invalid++;
-        return;
+        return AU_REC_INVALID;
     }
     au_score_add(&b->score[AU_SCORE_METHOD], (double)s->cycles, a->min_timing);
     b->fresh = true;
+    return AU_REC_RECEIVED;
+}
+
+static void route(void *ctx, const AuSample *s)
+{
+    AuAnalysis *a = ctx;
+    uint32_t variant, copy, region;
+    int status = file_sample(a, s, &variant, &copy, &region);
+    if (a->rec)
+        au_record_sample(a->rec, s, variant, copy, region, (s->variant & AU_SAMPLE_WARMUP) != 0, status);
 }
 
 /* The method's cost per call is known: every variant has AU_CHEAP_SAMPLES. */
@@ -653,7 +680,11 @@ void au_analysis_step(AuAnalysis *a, double now)
     int ndone = 0;
     pthread_mutex_lock(&a->lock);
     a->counters.rounds++;
+    if (a->rec)
+        au_record_round(a->rec, now - a->now0);
     au_samples_drain(route, a, &a->counters.drain);
+    if (a->rec)
+        au_record_round_end(a->rec);
     double hz = cycles_hz(a);
     for (int i = 0; i < a->nbakeoffs;) {
         Bakeoff *b = a->bakeoffs[i];
@@ -735,6 +766,23 @@ void au_analysis_step(AuAnalysis *a, double now)
 AuPolicyParams *au_analysis_policy(AuAnalysis *a, int slot)
 {
     return slot >= 0 && slot < VM_AUDIT_SLOTS ? &a->policy[slot] : NULL;
+}
+
+void au_analysis_record(AuAnalysis *a, AuRecorder *rec)
+{
+    pthread_mutex_lock(&a->lock);
+    a->rec = rec;
+    pthread_mutex_unlock(&a->lock);
+}
+
+double au_analysis_min_timing(const AuAnalysis *a)
+{
+    return a->min_timing;
+}
+
+double au_analysis_cycles_hz(const AuAnalysis *a)
+{
+    return cycles_hz(a);
 }
 
 void au_analysis_counters(AuAnalysis *a, AuCounters *out)

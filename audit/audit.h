@@ -452,6 +452,8 @@ typedef struct AuSample {
     uint32_t variant;
     uint64_t cycles;
     uint32_t weight;
+    uint32_t thread;           /* the consumer's: its buffer's number (1, 2, ... as registered) */
+    uint64_t seq;              /* the consumer's: its position in that buffer */
 } AuSample;
 
 /* A slot is free when seq == 0.  The producer writes only free slots: the
@@ -477,6 +479,7 @@ typedef struct AuSampleBuffer {
     uint64_t tail;             /* samples read */
     uint64_t dropped_seen;
     int retired;               /* set by the owner thread at exit (release) */
+    uint32_t index;            /* 1, 2, ... in order of registration (AuSample.thread) */
     struct AuSampleBuffer *next;
 } AuSampleBuffer;
 
@@ -621,6 +624,15 @@ void au_analysis_step(AuAnalysis *a, double now);
  * the base rate, or the rate of the bakeoff begun on it (audit.max_overhead). */
 AuPolicyParams *au_analysis_policy(AuAnalysis *a, int slot);
 void au_analysis_counters(AuAnalysis *a, AuCounters *out);
+/* audit.record (audit/record.h): every sample drained from now on is
+ * written to rec too, with what the analysis made of it; NULL = none.
+ * Set before the thread starts; rec outlives the analysis's rounds. */
+struct AuRecorder;
+void au_analysis_record(AuAnalysis *a, struct AuRecorder *rec);
+/* MIN_TIMING of the scores (AuScore): cycles. */
+double au_analysis_min_timing(const AuAnalysis *a);
+/* The cycle counter's rate, measured since the analysis began (0: too soon). */
+double au_analysis_cycles_hz(const AuAnalysis *a);
 /* CLOCK_MONOTONIC in seconds. */
 double au_now(void);
 

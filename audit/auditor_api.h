@@ -195,6 +195,9 @@ AuAuditor *au_auditor_new(struct Vm *vm, struct Jit *jit, const AuConfig *cfg, s
 bool au_auditor_start(AuAuditor *au, struct VmError *err);
 void au_auditor_stop(AuAuditor *au);
 void au_auditor_free(AuAuditor *au);
+/* After stop: false + err when audit.record's file could not be
+ * completed (a failed write: the disk full); true without audit.record. */
+bool au_auditor_recorded(AuAuditor *au, struct VmError *err);
 
 /* Tests: one round of the bakeoff thread on the calling thread (scan,
  * start queued bakeoffs, refresh results; no probes, which wait for the

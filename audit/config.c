@@ -7,6 +7,7 @@
  * naming the tunable when two values do not fit together.
  */
 #include "audit.h"
+#include "record.h"
 #include "vm.h"
 
 #include <string.h>
@@ -60,6 +61,8 @@ bool au_config_check(AuConfig *cfg, VmError *err)
     if (cfg->confirm != 0 && cfg->confirm < 1)
         return vm_fail(err, "tunable 'audit.confirm' must be 0 or in 100..100000 (percent), got %.0f",
                        cfg->confirm * 100);
+    if (cfg->record && cfg->record[0] && !au_record_check_path(cfg->record, err))
+        return false;
     cfg->test = (AuTest)test;
     cfg->alpha = 1 - cfg->confidence;
     if (cfg->warmup >= cfg->burst)

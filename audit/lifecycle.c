@@ -123,6 +123,7 @@
  */
 #include "auditor.h"
 #include "loops.h"
+#include "record.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -601,6 +602,13 @@ static bool begin_analysis(AuAuditor *au, AuBakeoff *b, int slot)
         au_analysis_cancel(au->an, aid);
         fail(au, b, "the analysis cannot take the bakeoff's loop timings");
         return false;
+    }
+    if (au->rec) {   /* audit.record: the names its records go under */
+        const char *names[JIT_MAX_VARIANTS];
+        for (int k = 0; k < b->rec.nvariants && k < JIT_MAX_VARIANTS; k++)
+            names[k] = b->rec.variants[k].name;
+        au_record_bakeoff(au->rec, aid, b->rec.id, b->rec.method, b->rec.client, b->rec.nvariants, names,
+                          b->rec.copies, b->d->loops ? b->rec.npoints : 0);
     }
     __atomic_store_n(&b->d->tab.bakeoff, aid, __ATOMIC_RELAXED);
     b->aid = aid;
@@ -1276,6 +1284,38 @@ static AuCompileFn default_compiler(void)
     return jit_compile_bakeoff;
 }
 
+/* --stats: the bakeoffs, and how the recording goes. */
+static void stats_extra(Vm *vm, FILE *f, void *ctx)
+{
+    AuAuditor *au = ctx;
+    au_stats_extra(vm, f, au);
+    au_record_json(f, au->rec);
+}
+
+/* Under nothing: the analysis stopped, the recording completed with the
+ * samples it filed (the stats' counts then match the file's). */
+static void record_finish(AuAuditor *au)
+{
+    au_analysis_stop(au->an);
+    AuCounters c;
+    au_analysis_counters(au->an, &c);
+    VmError err = {{0}};
+    bool ok = au_record_finish(au->rec, au_analysis_cycles_hz(au->an), &c, &err);
+    pthread_mutex_lock(&au->mu);   /* a signal's thread and the main thread may both get here */
+    au->rec_ok = ok;
+    if (!ok && !au->rec_err.msg[0])
+        au->rec_err = err;
+    pthread_mutex_unlock(&au->mu);
+}
+
+/* The stats writer's thread, as a signal or the time limit ends the
+ * process (vm/profile.c): the recording must be complete before. */
+static void record_at_end(Vm *vm, void *ctx)
+{
+    (void)vm;
+    record_finish(ctx);
+}
+
 AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, const AuConfig *cfg, VmError *err)
 {
     if (err)
@@ -1329,7 +1369,19 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, const AuConfig *cfg, VmError 
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&au->wake, &ca);
     pthread_condattr_destroy(&ca);
-    vm->hooks.stats_extra = au_stats_extra;   /* --stats: "bakeoffs" */
+    if (au->cfg.record && au->cfg.record[0]) {
+        au->rec = au_record_open(au->cfg.record, &au->cfg, au_analysis_min_timing(au->an), err);
+        if (!au->rec) {
+            au_analysis_free(au->an);
+            free(au->ms);
+            free(au);
+            return NULL;
+        }
+        au_analysis_record(au->an, au->rec);
+        vm->hooks.at_end = record_at_end;
+        vm->hooks.end_ctx = au;
+    }
+    vm->hooks.stats_extra = stats_extra;   /* --stats: "bakeoffs" (and "audit_record") */
     vm->hooks.stats_ctx = au;
     jit_set_install_hook(jit, on_install, au);
     return au;
@@ -1364,6 +1416,8 @@ void au_auditor_stop(AuAuditor *au)
         pthread_join(au->thread, NULL);
     au->started = false;
     au_analysis_stop(au->an);
+    if (au->rec)
+        record_finish(au);
     if (was)
         return;
     /* bakeoffs still sampling or paused end undecided: their last look is
@@ -1393,7 +1447,12 @@ void au_auditor_free(AuAuditor *au)
         au->vm->hooks.stats_extra = NULL;
         au->vm->hooks.stats_ctx = NULL;
     }
+    if (au->vm->hooks.end_ctx == au) {
+        au->vm->hooks.at_end = NULL;
+        au->vm->hooks.end_ctx = NULL;
+    }
     au_analysis_free(au->an);
+    au_record_free(au->rec);
     /* the program has ended: no dispatcher runs any more */
     for (size_t i = 0; i < au->nbakes; i++) {
         free(au->bakes[i]->d);
@@ -1423,6 +1482,18 @@ size_t au_bakeoffs_snapshot(AuAuditor *au, AuBakeoffRecord *out, size_t max)
         out[i] = au->bakes[i]->rec;
     pthread_mutex_unlock(&au->mu);
     return n;
+}
+
+bool au_auditor_recorded(AuAuditor *au, VmError *err)
+{
+    if (!au || !au->rec)
+        return true;
+    pthread_mutex_lock(&au->mu);
+    bool ok = au->rec_ok;
+    if (!ok)
+        snprintf(err->msg, sizeof err->msg, "%s", au->rec_err.msg[0] ? au->rec_err.msg : "samples were not recorded");
+    pthread_mutex_unlock(&au->mu);
+    return ok;
 }
 
 AuAnalysis *au_auditor_analysis(AuAuditor *au)

@@ -35,6 +35,7 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static AuSampleBuffer *registry;
 static int registered;
+static uint32_t registrations;             /* buffers ever registered: their index */
 static uint32_t slots_per_buffer = 8192;   /* written under registry_lock */
 
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -80,6 +81,7 @@ AuSampleBuffer *au_samples_thread(void)
         return NULL;
     }
     b->mask = n - 1;
+    b->index = ++registrations;
     b->next = registry;
     registry = b;
     registered++;
@@ -154,6 +156,8 @@ static bool drain_one(AuSampleBuffer *b, AuSampleFn fn, void *ctx, AuDrainCounts
             continue;
         smp.bakeoff = (uint32_t)(tag >> 32);
         smp.variant = (uint32_t)tag;
+        smp.thread = b->index;
+        smp.seq = b->tail - 1;
         counts->read++;
         fn(ctx, &smp);
     }

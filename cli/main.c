@@ -16,6 +16,7 @@
 #include "auditor_api.h"
 #include "lang.h"
 #include "tools.h"
+#include "study.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ typedef struct Options {
 static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
 #define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
 
-static const char *const commands[] = {"run", "build", "dis", "asm", "report", "lab"};
+static const char *const commands[] = {"run", "build", "dis", "asm", "report", "lab", "study"};
 static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
                                            "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
@@ -64,6 +65,8 @@ static void usage(FILE *out)
           "       tally report STATS.json... -o FILE.html  an HTML report of --stats files\n"
           "       tally lab SPEC [--local|--ssh HOSTS|--slurm]   run an experiment matrix\n"
           "       tally lab merge RESULTS -o TABLE.csv|.json    join its results (docs/workbench.md)\n"
+          "       tally study convergence|quality|accuracy ...   offline studies of samples\n"
+          "                                            recorded with -X audit.record=FILE\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -124,26 +127,36 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* The standard library directory: -X lang.stdlib=DIR, else
- * <directory of the tally executable>/../stdlib. */
-static const char *stdlib_dir(const Options *o, char *buf, size_t n)
+/* The installation's directory: <directory of the tally executable>/..
+ * (its stdlib/, tools/ and bench/); NULL when it cannot be told. */
+static const char *root_dir(char *buf, size_t n)
 {
-    if (o->tun.lang_stdlib && o->tun.lang_stdlib[0])
-        return o->tun.lang_stdlib;
     char exe[PATH_MAX];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0)
-        return "stdlib";
+        return NULL;
     exe[k] = 0;
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = 0;                       /* .../bin */
     slash = strrchr(exe, '/');
-    if (slash && slash != exe)
-        *slash = 0;                       /* ... */
-    else
+    if (!slash || slash == exe)
+        return NULL;
+    *slash = 0;                           /* ... */
+    snprintf(buf, n, "%s", exe);
+    return buf;
+}
+
+/* The standard library directory: -X lang.stdlib=DIR, else
+ * <root_dir>/stdlib. */
+static const char *stdlib_dir(const Options *o, char *buf, size_t n)
+{
+    if (o->tun.lang_stdlib && o->tun.lang_stdlib[0])
+        return o->tun.lang_stdlib;
+    char root[PATH_MAX];
+    if (!root_dir(root, sizeof root))
         return "stdlib";
-    snprintf(buf, n, "%s/stdlib", exe);
+    snprintf(buf, n, "%s/stdlib", root);
     return buf;
 }
 
@@ -257,7 +270,8 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
      * tier must be wired by now; it stops (final write) before jit_free,
      * while whatever its hooks report on is still alive */
     VmStatsWriter *stats = NULL;
-    if (o->stats && !(stats = vm_stats_writer_start(vm, o->stats, STATS_PERIOD_MS, true, &err))) {
+    bool ends = o->stats || vm->hooks.at_end;   /* audit.record: complete at a signal too */
+    if (ends && !(stats = vm_stats_writer_start(vm, o->stats, STATS_PERIOD_MS, true, &err))) {
         fprintf(stderr, "tally: %s\n", err.msg);
         au_auditor_free(au);
         jit_free(jit);
@@ -279,6 +293,11 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
     }
     vm_watchdog_stop(watchdog);
     au_auditor_stop(au);    /* before the final stats: undecided bakeoffs end there */
+    if (!au_auditor_recorded(au, &err)) {
+        fprintf(stderr, "tally: %s\n", err.msg);
+        if (status == 0)
+            status = EXIT_USAGE;
+    }
     if (stats && !vm_stats_writer_stop(stats, &err)) {
         fprintf(stderr, "tally: %s\n", err.msg);
         if (status == 0)
@@ -480,6 +499,10 @@ int main(int argc, char **argv)
         return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
     if (cli_is_tool(cmd))   /* its own arguments: the script reads them */
         return cli_tool(cmd, argc - i, argv + i);
+    if (!strcmp(cmd, "study")) {   /* its own arguments: audit/study.c */
+        char root[PATH_MAX];
+        return au_study_main(argc - i, argv + i, root_dir(root, sizeof root) ? root : ".");
+    }
 
     /* options may follow the command, up to the file */
     const char *file = NULL;

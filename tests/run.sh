@@ -31,6 +31,8 @@
 #             parallel (resumption, the merged table), --ssh through a
 #             loginfile naming this host, and a Slurm job array on a
 #             single-node Slurm the suite starts and stops
+#   study     raw samples (-X audit.record), tools/tallysamples.py and
+#             `tally study` (tests/study.sh)
 #   faults    tests/faults.sh: each fault point (vm/faults.def) × the
 #             interpreter, the JIT and the auditor leaves stdout and the
 #             status as they were and a valid stats file; signals too
@@ -374,6 +376,12 @@ SUITE=lab
 if want "${SUITES[@]}"; then
     echo "== lab"
     pass_fail_lines < <(bash tests/lab.sh "$TMP/lab" 2>&1)
+fi
+
+SUITE=study
+if want "${SUITES[@]}"; then
+    echo "== study (tests/study.sh: -X audit.record, tools/tallysamples.py, tally study)"
+    pass_fail_lines < <(bash tests/study.sh "$TMP/study" 2>&1)
 fi
 
 SUITE=faults

@@ -5,8 +5,8 @@
 # and the sanitizers' runtimes, AFL++).
 set -e
 PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time"
-# tally report: matplotlib, and chromium for its test
-PKGS="$PKGS python3 python3-matplotlib chromium"
+# tally report and tally study: numpy, matplotlib; chromium for the report's test
+PKGS="$PKGS python3 python3-numpy python3-matplotlib chromium"
 # tally lab: GNU parallel (ssh and rsync for --ssh), Slurm with munge, pandas (its table's test)
 PKGS="$PKGS parallel openssh-client rsync munge slurmctld slurmd slurm-client python3-pandas"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-14-dev afl++"

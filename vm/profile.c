@@ -365,7 +365,7 @@ static _Noreturn void end_as_asked(int sig)
 static void write_locked(VmStatsWriter *w, VmError *err)
 {
     pthread_mutex_lock(&w->lock);
-    if (!vm_stats_write(w->vm, w->path, err) &&
+    if (w->path && !vm_stats_write(w->vm, w->path, err) &&
         __atomic_fetch_add(&w->vm->stats_failed, 1, __ATOMIC_RELAXED) == 0)
         fprintf(stderr, "tally: warning: %s; the stats file keeps its last complete version\n", err->msg);
     pthread_mutex_unlock(&w->lock);
@@ -395,6 +395,8 @@ static void *writer_main(void *arg)
         VmError err = {{0}};
         int sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
         if (sig && w->catching) {
+            if (w->vm->hooks.at_end)   /* other files first: the stats describe them */
+                w->vm->hooks.at_end(w->vm, w->vm->hooks.end_ctx);
             write_locked(w, &err);
             end_as_asked(sig);
         }
@@ -432,19 +434,19 @@ static void catch_signal(int sig, struct sigaction *old)
 VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bool catch_signals,
                                      VmError *err)
 {
-    if (!path || !*path) {
+    if (path && !*path) {
         vm_fail(err, "--stats needs a file name");
         return NULL;
     }
     VmStatsWriter *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
+    if (!w || (path && !(w->path = strdup(path)))) {
         free(w);
         vm_fail(err, "out of memory");
         return NULL;
     }
     w->vm = vm;
     /* a FIFO, a device or standard output gets one document, at the end */
-    w->period_ms = period_ms > 0 && vm_outfile_replaceable(path) ? period_ms : 0;
+    w->period_ms = path && period_ms > 0 && vm_outfile_replaceable(path) ? period_ms : 0;
     pthread_mutex_init(&w->lock, NULL);
     sem_init(&w->own, 0, 0);
     w->wake = &w->own;
@@ -465,7 +467,7 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
         w->thread_started = !vm_fault(VM_FAULT_THREAD) && pthread_create(&w->thread, NULL, writer_main, w) == 0;
     if ((w->period_ms > 0 || w->catching) && !w->thread_started)
         fprintf(stderr, "tally: warning: cannot start the stats writer's thread; %s is written at exit only\n",
-                w->path);
+                w->path ? w->path : "nothing");
     if (w->catching && !w->thread_started) {
         /* nobody would act on a signal before the program ends: leave
          * signals alone; the final write still happens */
@@ -490,7 +492,7 @@ bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err)
     /* handlers stay until the final file is complete: a signal meanwhile
      * is only recorded, and acted upon below */
     pthread_mutex_lock(&w->lock);
-    bool ok = vm_stats_write(w->vm, w->path, err);
+    bool ok = !w->path || vm_stats_write(w->vm, w->path, err);
     pthread_mutex_unlock(&w->lock);
     int sig = 0;
     if (w->catching) {

@@ -487,6 +487,11 @@ typedef struct VmHooks {
      * before stats_extra's.  NULL = none. */
     void (*stats_jit)(Vm *vm, FILE *f, void *stats_jit_ctx);
     void *stats_jit_ctx;
+    /* A signal or the time limit ends the process now: called once on the
+     * stats writer's thread before its final write, to complete files
+     * another tier writes (audit.record).  NULL = none. */
+    void (*at_end)(Vm *vm, void *end_ctx);
+    void *end_ctx;
 } VmHooks;
 
 /* One active call.  Compiled code keeps one too, so stack traces see it;
@@ -688,7 +693,8 @@ bool vm_stats_write(Vm *vm, const char *path, VmError *err);
  * (0, or a PATH that is not vm_outfile_replaceable: only at the end) and,
  * with catch_signals, on SIGINT and SIGTERM,
  * after which the signal takes its default effect (the process ends as it
- * would have).  NULL with err on a bad path or no memory. */
+ * would have; hooks.at_end first).  PATH NULL: no file, the signals only
+ * (for hooks.at_end).  NULL with err on a bad path or no memory. */
 typedef struct VmStatsWriter VmStatsWriter;
 VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bool catch_signals,
                                      VmError *err);
