@@ -50,11 +50,13 @@ else
     export TALLY_TIERS="on audit loops"
     # the unit tests that start threads (the compile thread, the auditor's,
     # the rings' producers), less those whose outcome hangs on timings:
-    # bakeoffs' turns in 50 ms quanta, a call rate read against a budget
+    # bakeoffs' turns in 50 ms quanta, a call rate read against a budget,
+    # the compile queue's order between two methods of close rates (calls
+    # a second since queued: jit_queue_work_before_calls, _hurried_first)
     export TALLY_UNIT_ONLY="audit_end_to_end_custom audit_end_to_end_verify audit_end_to_end_copies
         audit_end_to_end_recursive audit_bakeoff_queue audit_bakeoff_starts audit_bakeoff_concurrent
         audit_bakeoff_compile audit_bakeoff_cut audit_bakeoff_extend audit_bakeoff_injected
-        audit_bakeoff_yields audit_bakeoff_idle audit_ring audit_policy jit_queue jit_bakeoff
+        audit_bakeoff_yields audit_bakeoff_idle audit_ring audit_policy jit_queue_hottest_first jit_bakeoff
         jit_program jit_fault jit_shutdown jit_osr_background jit_each gc_raw_thread"
     SUITES=(unit tiers cli)
 fi
