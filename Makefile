@@ -129,7 +129,7 @@ fuzz: ## coverage-guided fuzzing: each harness (or FUZZ_HARNESSES) FUZZ_SECONDS 
 # The audit_ring unit tests with audit/ minus the parts that need the VM.
 TSAN_AUDIT_SRC := tests/unit/runner.c tests/unit/test_audit_ring.c \
                   audit/analysis.c audit/loopstats.c audit/policy.c audit/record.c audit/report.c audit/samples.c audit/stats.c \
-                  vm/json.c vm/fault.c vm/error.c
+                  vm/json.c vm/fault.c vm/error.c vm/outfile.c
 build/tsan-audit: $(TSAN_AUDIT_SRC) $(wildcard audit/*.h) tests/unit/test.h ## the auditor's ring buffers and analysis thread under ThreadSanitizer
 	@mkdir -p build
 	$(CC) $(CPPFLAGS) -std=gnu11 -O1 -g -Wall -Wextra -fsanitize=thread -o $@ $(TSAN_AUDIT_SRC) -lm -lpthread

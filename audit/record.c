@@ -169,33 +169,12 @@ bool au_record_check_path(const char *path, VmError *err)
     return ok;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-    if (vm_fault(VM_FAULT_WRITE)) {
-        errno = ENOSPC;
-        return false;
-    }
-    const char *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO;
-            return false;
-        }
-        p += n, len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Lock held: the buffer to the file; on failure the recording stops. */
 static bool flush(AuRecorder *r)
 {
     if (r->write_failures)
         return false;
-    if (r->nbuf && !write_all(r->fd, r->buf, r->nbuf)) {
+    if (r->nbuf && !vm_write_all(r->fd, r->buf, r->nbuf)) {
         r->write_errno = errno;
         r->write_failures++;
         r->lost += r->nbuf / AU_REC_RECORD_SIZE;
@@ -380,8 +359,8 @@ bool au_record_finish(AuRecorder *r, double cycles_hz, const AuCounters *counter
     uint64_t nrecords = r->records;
     bool ok = flush(r);
     uint64_t bk_off = r->offset, str_off = bk_off + r->nbakeoffs * AU_REC_BAKEOFF_SIZE;
-    ok = ok && write_all(r->fd, r->bakeoffs ? (void *)r->bakeoffs : (void *)"", r->nbakeoffs * AU_REC_BAKEOFF_SIZE) &&
-         write_all(r->fd, r->strings, r->nstrings);
+    ok = ok && vm_write_all(r->fd, r->bakeoffs ? (void *)r->bakeoffs : (void *)"", r->nbakeoffs * AU_REC_BAKEOFF_SIZE) &&
+         vm_write_all(r->fd, r->strings, r->nstrings);
     unsigned char h[HEADER_SIZE];
     header(r, h, nrecords, bk_off, str_off, cycles_hz, counters, true);
     if (ok) {

@@ -21,21 +21,7 @@ excerpt() {
     fi
 }
 
-# check NAME WANT_STATUS WANT_TEXT -- command...: the command exits with
-# WANT_STATUS and its stdout+stderr contains WANT_TEXT
-check() {
-    local name=$1 want=$2 text=$3
-    shift 4
-    "$@" >"$D/out" 2>&1 </dev/null
-    local st=$?
-    if [[ $st -ne $want ]]; then
-        echo "FAIL $name: status $st, want $want: $(excerpt "$D/out")"
-    elif [[ -n $text ]] && ! grep -qF -- "$text" "$D/out"; then
-        echo "FAIL $name: output lacks '$text': $(excerpt "$D/out")"
-    else
-        echo "PASS $name"
-    fi
-}
+source tests/check.sh
 
 # check_timed NAME WANT_STATUS WANT_TEXT -- command...: as check, for a
 # run whose outcome hangs on this machine's timings (a probe reading

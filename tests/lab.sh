@@ -21,23 +21,7 @@ SPEC=$F/matrix.toml
 pass() { echo "PASS $1"; }
 failed() { echo "FAIL $1: $2"; }
 
-# check NAME WANT_STATUS WANT_TEXT -- command...: status and a piece of
-# stdout+stderr; a Python traceback fails any check
-check() {
-    local name=$1 want=$2 text=$3
-    shift 4
-    "$@" >"$D/out" 2>&1 </dev/null
-    local st=$?
-    if [[ $st -ne $want ]]; then
-        failed "$name" "status $st, want $want: $(head -3 "$D/out")"
-    elif grep -q '^Traceback' "$D/out"; then
-        failed "$name" "a traceback: $(tail -1 "$D/out")"
-    elif [[ -n $text ]] && ! grep -qF -- "$text" "$D/out"; then
-        failed "$name" "output lacks '$text': $(head -3 "$D/out")"
-    else
-        pass "$name"
-    fi
-}
+source tests/check.sh
 
 # started RESULTS: "ID start-time" per job, to tell which jobs ran
 started() {

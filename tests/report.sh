@@ -15,33 +15,17 @@ T=${TALLY_BIN:-bin}/tally
 SCALE=${TALLY_TIMEOUT_SCALE:-1}
 PY=/usr/bin/python3
 
-# expect NAME STATUS TEXT -- command...: the status, TEXT in stdout+stderr,
-# and no Python traceback
-expect() {
-    local name=$1 want=$2 text=$3
-    shift 4
-    "$@" >"$D/out" 2>&1 </dev/null
-    local st=$?
-    if [[ $st -ne $want ]]; then
-        echo "FAIL $name: status $st, want $want: $(head -2 "$D/out")"
-    elif [[ -n $text ]] && ! grep -qF -- "$text" "$D/out"; then
-        echo "FAIL $name: output lacks '$text': $(head -2 "$D/out")"
-    elif grep -q Traceback "$D/out"; then
-        echo "FAIL $name: a traceback: $(grep -m1 -A3 Traceback "$D/out" | tr '\n' ' ')"
-    else
-        echo "PASS $name"
-    fi
-}
+source tests/check.sh
 
 # ---- the command's arguments ------------------------------------------------
-expect report-help 0 "tally report STATS.json" -- "$T" --help
+check report-help 0 "tally report STATS.json" -- "$T" --help
 printf '{"version":1,' >"$D/cut.json"
 printf '[1,2]' >"$D/list.json"
-expect report-missing 2 "cannot read it" -- "$T" report "$D/none.json" -o "$D/x.html"
-expect report-not-json 2 "not JSON" -- "$T" report "$D/cut.json" -o "$D/x.html"
-expect report-not-stats 2 "not a tally --stats file" -- "$T" report "$D/list.json" -o "$D/x.html"
-expect report-no-output 2 "-o" -- "$T" report "$D/list.json"
-expect report-no-input 2 "STATS.json" -- "$T" report -o "$D/x.html"
+check report-missing 2 "cannot read it" -- "$T" report "$D/none.json" -o "$D/x.html"
+check report-not-json 2 "not JSON" -- "$T" report "$D/cut.json" -o "$D/x.html"
+check report-not-stats 2 "not a tally --stats file" -- "$T" report "$D/list.json" -o "$D/x.html"
+check report-no-output 2 "-o" -- "$T" report "$D/list.json"
+check report-no-input 2 "STATS.json" -- "$T" report -o "$D/x.html"
 [[ -e $D/x.html ]] && echo "FAIL report-nothing-written: a failed report left $D/x.html" ||
     echo "PASS report-nothing-written"
 
@@ -85,7 +69,7 @@ else
 fi
 
 # ---- the report ----------------------------------------------------------------------
-expect report-make 0 "" -- "$T" report "$D/hot.json" "$D/loops.json" -o "$D/report.html"
+check report-make 0 "" -- "$T" report "$D/hot.json" "$D/loops.json" -o "$D/report.html"
 R=$D/report.html
 if [[ -s $R ]] && ! grep -qiE '<script|<link|<iframe|<img|src=|@import|url\((https?:|//)' "$R" &&
     ! grep -oE '(https?:)?/''/[a-z0-9.-]+' "$R" | grep -qv '^http:/''/www[.]w3[.]org$'; then   # the SVG namespaces

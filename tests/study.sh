@@ -29,22 +29,7 @@ PY=/usr/bin/python3   # Debian's, with python3-numpy (tools/setup.sh)
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 
-# check NAME STATUS TEXT -- COMMAND...: status and a line of output containing TEXT
-check() {
-    local name=$1 want=$2 text=$3
-    shift 4
-    "$@" >"$D/out" 2>&1 </dev/null
-    local st=$?
-    if [[ $st -ne $want ]]; then
-        fail "$name" "status $st, want $want: $(head -c 300 "$D/out")"
-    elif ! grep -qF -- "$text" "$D/out"; then
-        fail "$name" "no '$text' in: $(head -c 300 "$D/out")"
-    elif grep -q Traceback "$D/out"; then
-        fail "$name" "a traceback: $(head -c 300 "$D/out")"
-    else
-        pass "$name"
-    fi
-}
+source tests/check.sh
 
 # counts FILE.smp STATS.json: the identities between a samples file and
 # the stats file of the same run (prints "ok" or what differs)

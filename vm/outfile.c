@@ -35,7 +35,7 @@ bool vm_outfile_replaceable(const char *path)
     return lstat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
 }
 
-static bool write_all(int fd, const void *data, size_t len)
+bool vm_write_all(int fd, const void *data, size_t len)
 {
     if (vm_fault(VM_FAULT_WRITE)) {
         errno = ENOSPC;
@@ -62,7 +62,7 @@ static bool write_stream(const char *path, const void *data, size_t len, VmError
     int fd = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return vm_fail(err, "cannot write '%s': %s", path, strerror(errno));
-    bool ok = write_all(fd, data, len);
+    bool ok = vm_write_all(fd, data, len);
     int e = errno;
     if (close(fd) != 0 && ok)
         ok = false, e = errno;
@@ -89,7 +89,7 @@ static bool write_replacing(const char *path, const void *data, size_t len, VmEr
     if (fd < 0) {
         vm_fail(err, "cannot write '%s': %s", path, strerror(errno));
     } else {
-        ok = write_all(fd, data, len);
+        ok = vm_write_all(fd, data, len);
         int e = errno;
         if (close(fd) != 0 && ok)
             ok = false, e = errno;
@@ -108,7 +108,7 @@ bool vm_outfile_write(const char *path, const void *data, size_t len, VmError *e
 {
     if (!strcmp(path, "-")) {
         fflush(stdout);
-        return write_all(STDOUT_FILENO, data, len) || vm_fail(err, "cannot write to standard output: %s",
+        return vm_write_all(STDOUT_FILENO, data, len) || vm_fail(err, "cannot write to standard output: %s",
                                                               strerror(errno));
     }
     struct stat st;

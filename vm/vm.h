@@ -662,6 +662,9 @@ bool vm_outfile_write(const char *path, const void *data, size_t len, VmError *e
 /* Whether path is a regular file or absent (and not "-"): one that can be
  * rewritten again and again, each time whole. */
 bool vm_outfile_replaceable(const char *path);
+/* All of data to fd, on EINTR again; false with errno (ENOSPC when the
+ * `write` fault point fails it on purpose: vm/faults.def). */
+bool vm_write_all(int fd, const void *data, size_t len);
 
 /* fault.c: failures on purpose at the points of faults.def
  * (-X vm.faults=NAME[:N],...: every Nth time NAME is reached), for tests.
