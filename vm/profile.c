@@ -356,7 +356,7 @@ static _Noreturn void die_by(int sig)
 static _Noreturn void end_as_asked(int sig)
 {
     if (sig == END_BY_EXIT)
-        _exit(exit_status);
+        _exit(__atomic_load_n(&exit_status, __ATOMIC_RELAXED));
     die_by(sig);
 }
 
@@ -393,7 +393,7 @@ static void *writer_main(void *arg)
         if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
             return NULL;
         VmError err = {{0}};
-        int sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
+        int sig = __atomic_load_n(&signal_caught, __ATOMIC_ACQUIRE);
         if (sig && w->catching) {
             if (w->vm->hooks.at_end)   /* other files first: the stats describe them */
                 w->vm->hooks.at_end(w->vm, w->vm->hooks.end_ctx);
@@ -498,7 +498,7 @@ bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err)
     if (w->catching) {
         sigaction(SIGINT, &w->old_int, NULL);
         sigaction(SIGTERM, &w->old_term, NULL);
-        sig = __atomic_load_n(&signal_caught, __ATOMIC_RELAXED);
+        sig = __atomic_load_n(&signal_caught, __ATOMIC_ACQUIRE);
         __atomic_store_n(&signal_owner, 0, __ATOMIC_RELEASE);
     }
     sem_destroy(&w->own);
@@ -515,7 +515,7 @@ void vm_stats_exit(int status)
     if (__atomic_load_n(&signal_owner, __ATOMIC_ACQUIRE)) {
         /* as a signal would: the writer's thread writes the final file
          * and ends the process; a signal that came first ends it instead */
-        exit_status = status;
+        __atomic_store_n(&exit_status, status, __ATOMIC_RELAXED);   /* published by the CAS below */
         int none = 0;
         if (__atomic_compare_exchange_n((int *)&signal_caught, &none, END_BY_EXIT, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_ACQUIRE))
