@@ -25,6 +25,15 @@ check report-missing 2 "cannot read it" -- "$T" report "$D/none.json" -o "$D/x.h
 check report-not-json 2 "not JSON" -- "$T" report "$D/cut.json" -o "$D/x.html"
 check report-not-stats 2 "not a tally --stats file" -- "$T" report "$D/list.json" -o "$D/x.html"
 check report-no-output 2 "-o" -- "$T" report "$D/list.json"
+# a table of tally lab merge (CSV or JSON) stands for its runs, named by job id
+"$T" lab tests/fixtures/lab/small.toml -o "$D/lab" >"$D/lab.out" 2>&1 &&
+    "$T" lab merge "$D/lab" -o "$D/lab.csv" >>"$D/lab.out" 2>&1 &&
+    "$T" lab merge "$D/lab" -o "$D/lab.json" >>"$D/lab.out" 2>&1 || echo "FAIL report-lab-run: $(tail -2 "$D/lab.out")"
+for t in csv json; do
+    check report-lab-$t 0 "" -- "$T" report "$D/lab.$t" -o "$D/lab-$t.html"
+    runs=$(grep -oE '<h2>Run [0-9]+: sum-[0-9a-f]{10}-r[12] ' "$D/lab-$t.html" 2>/dev/null | wc -l)
+    [[ $runs -eq 6 ]] && echo "PASS report-lab-$t-runs" || echo "FAIL report-lab-$t-runs: $runs runs named by job id, want 6"
+done
 check report-no-input 2 "STATS.json" -- "$T" report -o "$D/x.html"
 [[ -e $D/x.html ]] && echo "FAIL report-nothing-written: a failed report left $D/x.html" ||
     echo "PASS report-nothing-written"
