@@ -353,8 +353,6 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
             fprintf(f, "%u", r->point_line[k]);
         else
             fputs("null", f);
-        fputs(",\"weight\":", f);   /* its events' weight per timed call: iterations */
-        json_num(f, region_weight(r, k + 1));
         fputs(",\"variants\":[", f);
         for (int v = 0; v < r->nvariants; v++) {
             const AuMarkerSites *m = &r->marker_map[(size_t)v * r->npoints + k];
@@ -363,7 +361,9 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
             write_region_cost(f, r, k + 1, v);
             fputc('}', f);
         }
-        fputs("]}", f);
+        fputs("],\"weight\":", f);   /* its events' weight per timed call: iterations */
+        json_num(f, region_weight(r, k + 1));
+        fputc('}', f);
     }
     fputc(']', f);
     /* region 1, the call's end: the code outside any timed loop, so that
