@@ -327,6 +327,22 @@ typedef struct AuTrajectory {
     AuLook look[AU_TRAJECTORY_MAX];
 } AuTrajectory;
 
+/* Loop timings' cost by region (au_loops_test), index r − 1 of region r:
+ * [0] the call's end (the code outside any timed loop), [1 + K] timing
+ * point K.  weight: n_r, the region's events' source-level weight per
+ * timed call, every variant's (NaN: no call ended); cycles[k]: R_r,
+ * variant k's cycles per unit of weight (NaN: no events); share[k]:
+ * n_r·R_r / μ_k, its part of the variant's mean (NaN: no μ_k), so a
+ * variant's shares sum to 1.  Per variant floats, a plot's precision
+ * (6e-8 relative): the result is copied at every look. */
+#define AU_REGIONS_MAX (JIT_MAX_POINTS + 1)
+typedef struct AuRegionCosts {
+    uint32_t nregions;         /* 0: method timings, none */
+    double weight[AU_REGIONS_MAX];
+    float cycles[JIT_MAX_VARIANTS][AU_REGIONS_MAX];
+    float share[JIT_MAX_VARIANTS][AU_REGIONS_MAX];
+} AuRegionCosts;
+
 typedef struct AuResult {
     AuOutcome outcome;
     AuTest test;
@@ -356,6 +372,7 @@ typedef struct AuResult {
                                 * bakeoff thread, for audit.extend's log line); 0 otherwise */
     AuOnline online;           /* audit.verify: the decision this result's samples came after */
     bool loops;                /* decided on loop timings (audit/loops.c) */
+    AuRegionCosts regions;     /* loops: what μ is made of (au_loops_test) */
     AuScore score[AU_SCORES];  /* its samples' timing quality, per mode (AU_SCORE_*) */
     double min_timing;         /* MIN_TIMING of the scores: cycles */
     AuVariantResult v[JIT_MAX_VARIANTS];

@@ -102,7 +102,7 @@ typedef struct AuLoops {
 } AuLoops;
 
 /* False on nvariants outside 1..JIT_MAX_VARIANTS, ncopies outside
- * 1..JIT_MAX_COPIES, or no memory. */
+ * 1..JIT_MAX_COPIES, npoints above JIT_MAX_POINTS, or no memory. */
 bool au_loops_init(AuLoops *l, int nvariants, int ncopies, uint32_t npoints, const AuLoopCode *code);
 void au_loops_free(AuLoops *l);
 /* One event of part c·N + k in region ≥ 1; false if invalid.  Region 1
@@ -117,7 +117,9 @@ bool au_loops_add(AuLoops *l, int part, int region, uint64_t cycles, uint32_t we
 bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *windows);
 /* One look, as au_stats_test: winner (with the copy rule), no-difference
  * or timeout (at the wall-time budget, or sequential: placement), on the
- * per-invocation estimates. */
+ * per-invocation estimates; out->regions: what each variant's μ is made
+ * of, every region's n_r read once for the look (so equal across the
+ * variants, and Σ_r n_r·R_r is v[k].mean). */
 AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, double elapsed, AuResult *out);
 
 #endif

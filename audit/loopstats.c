@@ -6,7 +6,8 @@
  *
  * Input: events (part c·N + k: copy c of variant k, region ≥ 1, cycles,
  * weight) in each thread's order, as the analysis thread routes them.
- * Output: AuEstimate per variant and per copy, and an AuResult per look.
+ * Output: AuEstimate per variant and per copy, and an AuResult per look
+ * (with its regions' weights, cycles per unit of weight and shares).
  * The estimator and its assumptions are in audit/loops.c's header and
  * docs/auditing.md ("Loop timings").
  *
@@ -28,7 +29,8 @@
 bool au_loops_init(AuLoops *l, int nvariants, int ncopies, uint32_t npoints, const AuLoopCode *code)
 {
     memset(l, 0, sizeof *l);
-    if (nvariants < 1 || nvariants > JIT_MAX_VARIANTS || ncopies < 1 || ncopies > JIT_MAX_COPIES)
+    if (nvariants < 1 || nvariants > JIT_MAX_VARIANTS || ncopies < 1 || ncopies > JIT_MAX_COPIES ||
+        npoints > JIT_MAX_POINTS)
         return false;
     l->nvariants = nvariants;
     l->ncopies = ncopies;
@@ -102,7 +104,7 @@ static AuRegionSums variant_sums(const AuLoops *l, int r, int k, int c)
 
 /* n_r: the region's source-level weight per timed call, over every
  * variant: from the code's exact counts (the call's end has weight 1), or
- * without them the events received. */
+ * without them the events received; NaN before a call has ended. */
 static double per_call(const AuLoops *l, int region)
 {
     const AuLoopCode *c = l->code;
@@ -114,17 +116,27 @@ static double per_call(const AuLoops *l, int region)
             total += (double)__atomic_load_n(&c->total[(size_t)p * c->npoints + (size_t)(region - 2)], __ATOMIC_RELAXED);
             calls += (double)__atomic_load_n(&c->calls[p], __ATOMIC_RELAXED);
         }
-        return calls > 0 ? total / calls : 0;
+        return calls > 0 ? total / calls : NAN;
     }
     double w = 0, calls = 0;
     for (int p = 0; p < l->nvariants * l->ncopies; p++) {
         w += sums(l, region, p)->weight;
         calls += (double)l->calls[p];
     }
-    return calls > 0 ? w / calls : 0;
+    return calls > 0 ? w / calls : NAN;
 }
 
-bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *windows)
+/* Every region's n_r, read once for a look: the program thread moves the
+ * exact counts meanwhile, and the variants and copies are compared (and
+ * their costs reported) at one workload. */
+static void per_call_all(const AuLoops *l, double n[AU_REGIONS_MAX])
+{
+    for (int r = 1; r <= l->nregions; r++)
+        n[r - 1] = per_call(l, r);
+}
+
+/* au_loops_estimate at the regions' weights n[] (per_call_all). */
+static bool estimate(const AuLoops *l, const double *nr, int k, int c, AuEstimate *e, uint64_t *windows)
 {
     memset(e, 0, sizeof *e);
     if (k < 0 || k >= l->nvariants || c < -1 || c >= l->ncopies)
@@ -134,7 +146,7 @@ bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *
     bool any = false;
     for (int r = 1; r <= l->nregions; r++) {
         AuRegionSums s = variant_sums(l, r, k, c);
-        double n = per_call(l, r);   /* every copy's: the copies compared at one workload */
+        double n = nr[r - 1];   /* every copy's: the copies compared at one workload */
         if (!(n > 0))
             continue;   /* a region no call reached */
         if (s.windows < 2 || !(s.sw > 0))
@@ -163,6 +175,25 @@ bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *
     e->cycles = mean;
     *windows = e->windows;
     return true;
+}
+
+bool au_loops_estimate(const AuLoops *l, int k, int c, AuEstimate *e, uint64_t *windows)
+{
+    double n[AU_REGIONS_MAX];
+    per_call_all(l, n);
+    return estimate(l, n, k, c, e, windows);
+}
+
+/* What variant k's μ (mean, 0: none) is made of, at the weights nr[]:
+ * R_r of its merged copies (as estimate computes it) and its shares. */
+static void region_costs(const AuLoops *l, const double *nr, int k, double mean, AuRegionCosts *out)
+{
+    for (int r = 1; r <= l->nregions; r++) {
+        AuRegionSums s = variant_sums(l, r, k, -1);
+        double R = s.sw > 0 ? s.sc / s.sw : NAN, n = nr[r - 1];
+        out->cycles[k][r - 1] = (float)R;
+        out->share[k][r - 1] = !(mean > 0) || isnan(n) ? NAN : n > 0 ? (float)(n * R / mean) : 0;
+    }
 }
 
 /* μ's variance widened so that the normal interval the tests draw at
@@ -196,6 +227,10 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
     bool seq = test == AU_TEST_SEQUENTIAL && !cfg->oracle;
     uint64_t few = UINT64_MAX;
     bool ready = true;
+    double nr[AU_REGIONS_MAX];
+    per_call_all(l, nr);
+    out->regions.nregions = (uint32_t)l->nregions;
+    memcpy(out->regions.weight, nr, (size_t)l->nregions * sizeof *nr);
     for (int k = 0; k < n; k++) {
         uint64_t w = 0;
         AuVariantResult *v = &out->v[k];
@@ -209,13 +244,15 @@ AuOutcome au_loops_test(const AuLoops *l, const AuConfig *cfg, AuTest test, doub
             AuEstimate ec;
             uint64_t wc;
             v->copy_samples[c] = l->calls[c * n + k];
-            v->copy_mean[c] = au_loops_estimate(l, k, c, &ec, &wc) ? ec.mean : 0;
+            v->copy_mean[c] = estimate(l, nr, k, c, &ec, &wc) ? ec.mean : 0;
         }
-        if (!au_loops_estimate(l, k, -1, &e[k], &w)) {
+        if (!estimate(l, nr, k, -1, &e[k], &w)) {
+            region_costs(l, nr, k, 0, &out->regions);
             ready = false;
             few = 0;
             continue;
         }
+        region_costs(l, nr, k, e[k].mean, &out->regions);
         t_widen(&e[k], cfg->alpha / (n - 1));
         v->mean = v->cycles = e[k].mean;
         v->stddev = e[k].stddev;

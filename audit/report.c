@@ -190,6 +190,36 @@ static void json_float(FILE *f, float x)
         fputs("null", f);
 }
 
+/* A float of the region costs: nine digits, enough to give it back
+ * exactly (its sums checked against mean_cycles, docs/stats.md). */
+static void json_float9(FILE *f, float x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", (double)x);
+    else
+        fputs("null", f);
+}
+
+/* Region i of the loop timings' costs (AuRegionCosts): its weight, or
+ * null where the result has none (method timings, an older look). */
+static double region_weight(const AuBakeoffRecord *r, uint32_t i)
+{
+    const AuRegionCosts *c = &r->result.regions;
+    return r->result.loops && i < c->nregions && i < AU_REGIONS_MAX ? c->weight[i] : NAN;
+}
+
+/* Variant v's "cycles" and "share" in region i (nulls without them). */
+static void write_region_cost(FILE *f, const AuBakeoffRecord *r, uint32_t i, int v)
+{
+    const AuRegionCosts *c = &r->result.regions;
+    bool known = r->result.loops && i < c->nregions && i < AU_REGIONS_MAX && v >= 0 && v < JIT_MAX_VARIANTS &&
+                 v < r->result.nvariants;
+    fputs("\"cycles\":", f);
+    json_float9(f, known ? c->cycles[v][i] : NAN);
+    fputs(",\"share\":", f);
+    json_float9(f, known ? c->share[v][i] : NAN);
+}
+
 static void write_look(FILE *f, const AuLook *l, int n)
 {
     fputc('[', f);
@@ -326,12 +356,31 @@ static void write_record(FILE *f, const AuBakeoffRecord *r)
         fputs(",\"variants\":[", f);
         for (int v = 0; v < r->nvariants; v++) {
             const AuMarkerSites *m = &r->marker_map[(size_t)v * r->npoints + k];
-            fprintf(f, "%s{\"sites\":%u,\"in_loop\":%u,\"at_exit\":%u,\"straight\":%u,\"guarded\":%u,\"refused\":%s}",
+            fprintf(f, "%s{\"sites\":%u,\"in_loop\":%u,\"at_exit\":%u,\"straight\":%u,\"guarded\":%u,\"refused\":%s,",
                     v ? "," : "", m->sites, m->in_loop, m->at_exit, m->straight, m->guarded, m->refused ? "true" : "false");
+            write_region_cost(f, r, k + 1, v);
+            fputc('}', f);
         }
-        fputs("]}", f);
+        fputs("],\"weight\":", f);   /* its events' weight per timed call: iterations */
+        json_num(f, region_weight(r, k + 1));
+        fputc('}', f);
     }
     fputc(']', f);
+    /* region 1, the call's end: the code outside any timed loop, so that
+     * a variant's shares (here and in markers[]) sum to 1 */
+    fputs(",\"outside\":", f);
+    if (r->npoints && r->result.loops && r->result.regions.nregions > 0) {
+        fputs("{\"weight\":", f);
+        json_num(f, region_weight(r, 0));
+        fputs(",\"variants\":[", f);
+        for (int v = 0; v < nvariants(r); v++) {
+            fputs(v ? ",{" : "{", f);
+            write_region_cost(f, r, 0, v);
+            fputc('}', f);
+        }
+        fputs("]}", f);
+    } else
+        fputs("null", f);
     /* the thesis's timing-quality metrics, per timing mode (AuScore) */
     fputs(",\"min_timing\":", f);
     json_num(f, res->min_timing > 0 ? res->min_timing : NAN);

@@ -6,10 +6,13 @@
 # with an svg, one section.bakeoff per bakeoff with its id, a
 # figure.trajectory with an svg for each bakeoff whose trajectory is not
 # empty, a table.markers for each bakeoff with markers, naming their
-# source lines).  Prints "PASS name" / "FAIL name: why" lines
-# (tests/report.sh); exit status 0 whatever they say, 2 when it cannot run.
+# source lines and showing each point's weight and each variant's cycles
+# and share as the stats file has them).  Prints "PASS name" / "FAIL name:
+# why" lines (tests/report.sh); exit status 0 whatever they say, 2 when it
+# cannot run.
 import html.parser
 import json
+import math
 import sys
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -116,7 +119,36 @@ def main(argv):
             text = tables[0].alltext() if tables else ""
             check("dom-%s-bakeoff-%s-markers" % (rid, b["id"]), tables and all(l in text for l in lines),
                   "no table.markers naming %s" % lines)
+            if tables:
+                check("dom-%s-bakeoff-%s-weights" % (rid, b["id"]), *weights(tables[0], b))
     return 0
+
+
+def close(a, b):
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-6)
+    except (TypeError, ValueError):
+        return False
+
+
+def weights(table, b):
+    """(ok, why): the marker map shows each point's weight (and the
+    outside region's) and, per variant with a share, its cycles and share,
+    in the stats file's order (data-weight, data-cycles, data-share)."""
+    regions = list(b["markers"]) + ([b["outside"]] if isinstance(b.get("outside"), dict) else [])
+    want_w = [r.get("weight") for r in regions if r.get("weight") is not None]
+    want_c = [(v.get("cycles"), v.get("share")) for r in regions for v in r.get("variants") or []
+              if v.get("share") is not None]
+    got_w = [n.attrs.get("data-weight") for n in table.find("span", "weight")]
+    got_c = [(n.attrs.get("data-cycles"), n.attrs.get("data-share")) for n in table.find("span", "cost")
+             if n.attrs.get("data-share") not in (None, "None")]
+    if not want_w:
+        return False, "the stats file gives no weights to check"
+    if len(got_w) != len(want_w) or not all(close(g, w) for g, w in zip(got_w, want_w)):
+        return False, "weights %s, want %s" % (got_w[:4], want_w[:4])
+    if len(got_c) != len(want_c) or not all(close(g[0], w[0]) and close(g[1], w[1]) for g, w in zip(got_c, want_c)):
+        return False, "cycles, shares %s, want %s" % (got_c[:4], want_c[:4])
+    return True, ""
 
 
 if __name__ == "__main__":

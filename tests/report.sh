@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/report.sh DIR — `tally report`: bad inputs (exit 2, one clear line,
 # never a traceback); the stats members it draws from (compiles, each
-# bakeoff's trajectory, its markers' source lines); and a real report of
-# two audited runs, rendered in headless Chromium: no console error, and
-# the DOM has the elements tools/tally-report promises, one bakeoff
-# section per bakeoff of the stats files (tests/report-dom.py).  Prints
+# bakeoff's trajectory, its markers' source lines and weights); and a
+# real report of two audited runs, rendered in headless Chromium: no
+# console error, and the DOM has the elements tools/tally-report promises,
+# one bakeoff section per bakeoff of the stats files (tests/report-dom.py).  Prints
 # one "PASS name" or "FAIL name: why" line per check.
 # REPORT_PNG=FILE: keep the screenshot (of the first run's report) there
 # too (docs/report.png is made so: docs/workbench.md#report).
@@ -76,6 +76,37 @@ if grep -qE '"markers":\[\{"point":0,"pc":[0-9]+,"line":1[0-9],' "$D/loops.json"
 else
     echo "FAIL stats-marker-lines: $(grep -o '"markers":.\{0,60\}' "$D/loops.json" | head -1)"
 fi
+# the marker map's weights: per variant with a mean, Σ over its regions
+# (outside + each point) of weight × cycles is its mean_cycles, its shares
+# sum to 1; one weight per point, for every variant
+"$PY" - "$D/loops.json" <<'PYEOF'
+import json, math, sys
+bad, checked = [], 0
+for b in json.load(open(sys.argv[1])).get("bakeoffs") or []:
+    if b.get("timing") != "markers" or not b.get("markers"):
+        continue
+    out = b.get("outside")
+    if not isinstance(out, dict) or out.get("weight") != 1:
+        bad.append("#%s: outside %r" % (b["id"], out))
+        continue
+    for k, v in enumerate(b["variants"]):
+        mean = v.get("mean_cycles")
+        regs = [(out["weight"], out["variants"][k])] + [(m.get("weight"), m["variants"][k]) for m in b["markers"]]
+        if any(not isinstance(w, (int, float)) for w, _ in regs):
+            bad.append("#%s: a point without a weight" % b["id"])
+            continue
+        if mean is None:
+            continue
+        total = sum(w * r["cycles"] for w, r in regs if w)
+        shares = sum(r["share"] for w, r in regs)
+        if not math.isclose(total, mean, rel_tol=1e-6) or not math.isclose(shares, 1, rel_tol=1e-6):
+            bad.append("#%s %s: sum weight x cycles %r, mean %r, shares %r" % (b["id"], v["name"], total, mean, shares))
+        checked += 1
+if bad or not checked:
+    print("FAIL stats-marker-weights: %s" % ("; ".join(bad[:3]) or "no variant with a mean and markers"))
+else:
+    print("PASS stats-marker-weights (%d variants)" % checked)
+PYEOF
 
 # ---- the report ----------------------------------------------------------------------
 check report-make 0 "" -- "$T" report "$D/hot.json" "$D/loops.json" -o "$D/report.html"

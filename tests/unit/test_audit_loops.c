@@ -183,6 +183,46 @@ TEST(audit_loops_regions_weighted_by_counts)
     au_loops_free(&l);
 }
 
+TEST(audit_loops_region_costs)
+{
+    /* what a look reports μ is made of: per region its weight per call
+     * (the same for every variant), each variant's cycles per unit of
+     * weight, Σ n_r·R_r = μ and shares that sum to 1; nothing before a
+     * call has ended, no share before an estimate */
+    AuConfig cfg = config();
+    AuLoops l;
+    AuResult res;
+    CHECK(!au_loops_init(&l, 2, 1, JIT_MAX_POINTS + 1, NULL));   /* more than AuRegionCosts holds */
+    CHECK(au_loops_init(&l, 2, 1, 2, NULL));
+    au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res);
+    CHECK_INT((int)res.regions.nregions, 3);
+    CHECK(isnan(res.regions.weight[0]) && isnan(res.regions.weight[1]));
+    CHECK(isnan(res.regions.cycles[0][1]) && isnan(res.regions.share[1][2]));
+    for (int c = 0; c < 10; c++)
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < 100; i++)
+                au_loops_add(&l, k, 2, (uint64_t)(10 + 5 * k) + (uint64_t)(i % 3), 1);
+            au_loops_add(&l, k, 3, 10000 + (uint64_t)c, 10);
+            au_loops_add(&l, k, 1, 50, 1);
+        }
+    au_loops_test(&l, &cfg, AU_TEST_SEQUENTIAL, 0.1, &res);
+    const AuRegionCosts *rc = &res.regions;
+    CHECK(rc->weight[0] == 1 && fabs(rc->weight[1] - 100) < 1e-9 && fabs(rc->weight[2] - 10) < 1e-9);
+    for (int k = 0; k < 2; k++) {
+        double sum = 0, shares = 0;
+        for (int r = 0; r < 3; r++) {
+            sum += rc->weight[r] * rc->cycles[k][r];
+            shares += rc->share[k][r];
+        }
+        CHECK(res.v[k].mean > 0);
+        CHECK(fabs(sum / res.v[k].mean - 1) < 1e-6);
+        CHECK(fabs(shares - 1) < 1e-6);
+    }
+    CHECK(fabs(rc->cycles[0][1] - 10.99) < 1e-4 && fabs(rc->cycles[1][1] - 15.99) < 1e-4);   /* i % 3: 0.99 on average */
+    CHECK(fabs(rc->cycles[0][2] - 1000.45) < 0.01 && rc->cycles[0][0] == 50);
+    au_loops_free(&l);
+}
+
 /* A/A bakeoffs whose every call runs in a slow or a fast stretch of the
  * machine (its iterations all ×0.8 or ×1.2): `trials` of them, seeds from
  * `seed`, `calls` calls a variant of `iters` iterations after `pre`

@@ -770,6 +770,13 @@ TEST(audit_report_loop_timings)
     r.marker_overhead = 74;
     r.marker_map = map;
     r.result.loops = true;
+    /* what each variant's mean is made of: the call's end (weight 1) and
+     * the point (1000 a call); variant 1's share unknown (no mean yet) */
+    AuRegionCosts *rc = &r.result.regions;
+    rc->nregions = 2;
+    rc->weight[0] = 1, rc->weight[1] = 1000;
+    rc->cycles[0][0] = 500, rc->cycles[0][1] = 1.5, rc->share[0][0] = 0.25, rc->share[0][1] = 0.75;
+    rc->cycles[1][0] = 250, rc->cycles[1][1] = NAN, rc->share[1][0] = NAN, rc->share[1][1] = NAN;
     r.result.min_timing = 48;
     au_score_add(&r.result.score[AU_SCORE_MARKERS], 148, 48);   /* 100/(148 − 47.9) */
     au_score_add(&r.result.score[AU_SCORE_MARKERS], 248, 48);
@@ -782,10 +789,22 @@ TEST(audit_report_loop_timings)
     CHECK_CONTAINS(s, "\"timing\":\"markers\",\"timing_reason\":null,\"entry_freq\":0.0001,\"points\":[7],"
                       "\"marker_sites\":8,\"markers_refused\":0,\"marker_overhead\":74,");
     CHECK_CONTAINS(s, "\"markers\":[{\"point\":0,\"pc\":7,\"line\":12,\"variants\":["
-                      "{\"sites\":1,\"in_loop\":1,\"at_exit\":0,\"straight\":0,\"guarded\":0,\"refused\":false},"
-                      "{\"sites\":3,\"in_loop\":0,\"at_exit\":3,\"straight\":0,\"guarded\":3,\"refused\":false}]}]");
+                      "{\"sites\":1,\"in_loop\":1,\"at_exit\":0,\"straight\":0,\"guarded\":0,\"refused\":false,"
+                      "\"cycles\":1.5,\"share\":0.75},"
+                      "{\"sites\":3,\"in_loop\":0,\"at_exit\":3,\"straight\":0,\"guarded\":3,\"refused\":false,"
+                      "\"cycles\":null,\"share\":null}],\"weight\":1000}],"
+                      "\"outside\":{\"weight\":1,\"variants\":[{\"cycles\":500,\"share\":0.25},"
+                      "{\"cycles\":250,\"share\":null}]},");
     /* 2 timings of variance 5000: converge 0.0004; perturb (0.999 + 0.4998)/2 */
     CHECK_CONTAINS(s, "\"min_timing\":48,\"scores\":{\"method\":{\"timings\":0,\"converge\":null,\"perturb\":null},"
                       "\"markers\":{\"timings\":2,\"converge\":0.0004,\"perturb\":0.749");
+    free(s);
+    /* a result not from loop timings (none yet): the costs are null */
+    r.result.loops = false;
+    f = open_memstream(&buf, &len);
+    au_report_json(f, &r, 1, "");
+    s = take(f, &buf);
+    CHECK(json_valid(s));
+    CHECK_CONTAINS(s, "\"refused\":false,\"cycles\":null,\"share\":null}],\"weight\":null}],\"outside\":null,");
     free(s);
 }
