@@ -105,8 +105,13 @@ afl() {
         AFL_AUTORESUME=1 AFL_SUPPRESS_HANG_CHECK=1
     local dict=()
     [[ -n ${1:-} ]] && dict=(-x "${1#-dict=}")
-    local inst pids=()
+    local inst pids=() execs0=0 secs0=0 old=("$out"/*/fuzzer_stats)
     mkdir -p "$H/out"
+    # a resumed campaign's statistics go on from the last one's: this run's are the difference
+    if [[ -f ${old[0]} ]]; then
+        execs0=$(field execs_done "${old[@]}")
+        secs0=$(awk '$1 == "run_time" { print $3; exit }' "${old[@]}")
+    fi
     for inst in main:-M second:-S; do
         afl-fuzz "${inst#*:}" "${inst%%:*}" -V "$secs" -t 1000+ -m none "${dict[@]}" -i "$(seed_dir "$name")" \
             -o "$out" -- "$h" >"$log.${inst%%:*}" 2>&1 &
@@ -129,8 +134,8 @@ afl() {
     done
     n=$(find "$crashes" -type f ! -name 'min-*' | wc -l)
     local execs secs_run
-    execs=$(field execs_done "${stats[@]}")
-    secs_run=$(awk '$1 == "run_time" { print $3; exit }' "${stats[@]}")
+    execs=$(($(field execs_done "${stats[@]}") - execs0))
+    secs_run=$(($(awk '$1 == "run_time" { print $3; exit }' "${stats[@]}") - secs0))
     printf '%-14s executions %-10s (exec/s: %d) cov: %-6s corpus %d, crashes %d, hangs %d\n' \
         "$name" "$execs" $((execs / (secs_run > 0 ? secs_run : 1))) \
         "$(awk '$1 == "edges_found" { if ($3 > m) m = $3 } END { print m + 0 }' "${stats[@]}")" \
