@@ -86,7 +86,7 @@ else
 fi
 c=$(counts "$D/r.smp" "$D/r.json" 2>&1)
 [[ $c == ok ]] && pass record-counts-match-stats || fail record-counts-match-stats "$c"
-check reader-summary 0 "Towers.pushDisk" -- "$PY" tools/tallysamples.py "$D/r.smp"
+check reader-summary 0 "Towers." -- "$PY" tools/tallysamples.py "$D/r.smp"
 "$PY" -c 'import sys; sys.path.insert(0, "tools"); import tallysamples as t
 s = t.load(sys.argv[1]); d = s.table()
 assert len(d["cycles"]) == len(s.records) > 0
