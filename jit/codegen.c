@@ -291,10 +291,21 @@ static void prologue(JitCg *g)
     assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), ptr(g, m->code));
     assign(g, mem(g, t, offsetof(VmThread, fp), g->t_vptr), rv(g->frame));
 
-    /* parameters from args[], the other locals zero */
+    /* parameters from args[], the other locals zero.  Each is read through
+     * a pointer that an empty asm launders: the caller stored every
+     * argument alone, and a 16-byte load that gcc's SLP vectorizer would
+     * merge two of them into cannot be forwarded from those stores (a
+     * store-forwarding stall on every call).  Volatile loads would do, but
+     * libgccjit 12 drops the qualifier through a cast. */
+    gcc_jit_lvalue *argp = gcc_jit_function_new_local(g->fn, NULL, g->t_valuep, "argp");
+    assign(g, argp, g->args);
     for (uint32_t i = 0; i < g->f->nlocals; i++) {
         if (i < g->f->nparams) {
-            gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, g->args, lng(g, i));
+            if (i > 0) {
+                gcc_jit_extended_asm *x = gcc_jit_block_add_extended_asm(g->cur, NULL, "");
+                gcc_jit_extended_asm_add_output_operand(x, NULL, "+r", argp);
+            }
+            gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, rv(argp), lng(g, i));
             assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
         } else {
             assign(g, g->loc[i], zero_of(g, jit_cg_local_type(g, (int32_t)i)));
