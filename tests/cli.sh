@@ -268,10 +268,14 @@ check stats-gc-run 0 "3999999" -- $T --jit=off run --stats="$D/s3.json" "$D/allo
 gc_line=$(grep -o '"gc":{[^}]*}' "$D/s3.json" 2>/dev/null)
 if ! json_ok "$D/s3.json"; then
     echo "FAIL stats-gc: $(cat "$D/jc.out")"
-elif [[ ! $gc_line =~ \"collections\":([0-9]+),\"bytes_allocated\":([0-9]+),\"heap_bytes\":([0-9]+),\"collect_ms\":([0-9]+) ]]; then
+elif [[ ! $gc_line =~ \"collections\":([0-9]+),\"bytes_allocated\":([0-9]+),\"heap_bytes\":([0-9]+),\"collect_ms\":([0-9]+),\"mark_us\":([0-9]+),\"reclaim_us\":([0-9]+) ]]; then
     echo "FAIL stats-gc: no gc member: '$gc_line'"
 elif ((BASH_REMATCH[1] < 1 || BASH_REMATCH[2] < 4000000 * 16 || BASH_REMATCH[3] < 1)); then
     echo "FAIL stats-gc: counters too small: '$gc_line'"
+elif ((BASH_REMATCH[5] + BASH_REMATCH[6] < 1 || (BASH_REMATCH[5] + BASH_REMATCH[6]) / 1000 > BASH_REMATCH[4] + BASH_REMATCH[1])); then
+    # the phases are parts of the collections' time (collect_ms rounds
+    # down: at most 1 ms per collection)
+    echo "FAIL stats-gc: mark_us + reclaim_us not a part of collect_ms: '$gc_line'"
 else
     echo "PASS stats-gc"
 fi

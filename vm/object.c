@@ -41,6 +41,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- collector set-up and roots ----------------------------------------- */
 
@@ -164,6 +165,28 @@ static int GC_CALLBACK scan_library(const char *name, void *start, size_t size)
     return 1;
 }
 
+/* Collection phases timed from the collector's events (GC_EVENT_*), on
+ * the collecting thread under the allocation lock: marking, and the
+ * sweep's eager part (the lazy rest runs in allocation and is not here).
+ * Readers on other threads load them relaxed. */
+static uint64_t gc_phase_start_ns, gc_mark_ns, gc_reclaim_ns;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void GC_CALLBACK on_gc_event(GC_EventType e)
+{
+    uint64_t *sum = e == GC_EVENT_MARK_END ? &gc_mark_ns : e == GC_EVENT_RECLAIM_END ? &gc_reclaim_ns : NULL;
+    if (e == GC_EVENT_MARK_START || e == GC_EVENT_RECLAIM_START)
+        gc_phase_start_ns = now_ns();
+    else if (sum && gc_phase_start_ns)
+        __atomic_store_n(sum, *sum + (now_ns() - gc_phase_start_ns), __ATOMIC_RELAXED);
+}
+
 void vm_gc_init(Vm *vm)
 {
     if (!gc_ready) {
@@ -194,6 +217,7 @@ void vm_gc_init(Vm *vm)
             GC_expand_hp((size_t)vm->tun.gc_initial_heap);
         GC_allow_register_threads();
         GC_start_performance_measurement();   /* collect_ms in vm_gc_stats */
+        GC_set_on_collection_event(on_gc_event);
         GC_set_oom_fn(oom_returns_null);
         GC_set_warn_proc(filter_warnings);
         prev_push_roots = GC_get_push_other_roots();
@@ -213,7 +237,9 @@ VmGcStats vm_gc_stats(void)
     return (VmGcStats){.collections = GC_get_gc_no(),
                        .bytes_allocated = GC_get_total_bytes(),
                        .heap_bytes = GC_get_heap_size(),
-                       .collect_ms = GC_get_full_gc_total_time()};
+                       .collect_ms = GC_get_full_gc_total_time(),
+                       .mark_us = __atomic_load_n(&gc_mark_ns, __ATOMIC_RELAXED) / 1000,
+                       .reclaim_us = __atomic_load_n(&gc_reclaim_ns, __ATOMIC_RELAXED) / 1000};
 }
 
 int vm_gc_register_thread(void)

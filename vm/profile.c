@@ -230,8 +230,8 @@ bool vm_stats_json(Vm *vm, char **out, size_t *outlen, VmError *err)
     VmGcStats gc = vm_gc_stats();
     fprintf(f,
             "],\n\"gc\":{\"collections\":%" PRIu64 ",\"bytes_allocated\":%" PRIu64 ",\"heap_bytes\":%" PRIu64
-            ",\"collect_ms\":%" PRIu64 "}",
-            gc.collections, gc.bytes_allocated, gc.heap_bytes, gc.collect_ms);
+            ",\"collect_ms\":%" PRIu64 ",\"mark_us\":%" PRIu64 ",\"reclaim_us\":%" PRIu64 "}",
+            gc.collections, gc.bytes_allocated, gc.heap_bytes, gc.collect_ms, gc.mark_us, gc.reclaim_us);
     if (vm)
         fprintf(f, ",\n\"stats_writes_failed\":%" PRIu64,
                 (uint64_t)__atomic_load_n(&vm->stats_failed, __ATOMIC_RELAXED));

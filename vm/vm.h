@@ -626,6 +626,8 @@ typedef struct VmGcStats {
     uint64_t bytes_allocated;  /* bytes allocated so far */
     uint64_t heap_bytes;       /* the heap's current size */
     uint64_t collect_ms;       /* time in collections (mark and the eager part of sweep) */
+    uint64_t mark_us;          /* of which marking */
+    uint64_t reclaim_us;       /* of which the sweep's eager part */
 } VmGcStats;
 VmGcStats vm_gc_stats(void);
 
