@@ -22,7 +22,9 @@
  * their bytecode adds up to jit.batch_bytecode, though: gcc's time grows
  * with a method's inlined size (DeltaBlue's 60-instruction chainTest
  * becomes 12 KB of code and most of a second of gcc), and a small method
- * batched with such a one would wait for it.
+ * batched with such a one would wait for it.  With jit.batch_backlog set,
+ * a backlog (more than jit.batch x jit.batch_backlog requests) gets bigger
+ * units: that fraction of the queue, the bytecode limit grown alike.
  *
  * After an idle spell, a unit whose first request is a method's entry
  * waits jit.gather_us (5 ms) before it is taken.  gcc cannot be stopped
@@ -111,6 +113,28 @@ static void refresh(Jit *jit, double now)
     }
     for (size_t i = n / 2; i-- > 0;)
         sift_down(h, n, i);
+}
+
+/* Under mu: the most requests and the most bytecode of the next unit.  A
+ * queue longer than jit.batch x jit.batch_backlog is a backlog: then a
+ * unit takes that fraction of the queue, with the bytecode limit grown
+ * alike, sharing the fixed cost of a gcc run, as, ld and dlopen among
+ * more methods.  Off by default: gcc's time is mostly per method, and the
+ * hottest requests of a bigger unit wait for all of it (docs/results.md,
+ * "Steady state"). */
+static size_t unit_limits(const Jit *jit, uint64_t *max_bytecode)
+{
+    size_t n = jit->batch;
+    size_t k = jit->tun.batch_backlog > 0 ? (size_t)jit->tun.batch_backlog : 0;
+    if (k && jit->nheap / k > n)
+        n = jit->nheap / k;
+    if (n > JIT_BATCH_MAX)
+        n = JIT_BATCH_MAX;
+    uint64_t bc = jit->batch_bytecode;
+    if (n > jit->batch && bc != UINT64_MAX)
+        bc = bc <= UINT64_MAX / n ? bc * n / jit->batch : UINT64_MAX;
+    *max_bytecode = bc;
+    return n;
 }
 
 /* Under mu: removes the first request. */
@@ -230,8 +254,9 @@ static void *compile_thread(void *arg)
         size_t n = 0;
         uint64_t size = 0;
         refresh(jit, jit_now());
-        while (n < jit->batch && n < JIT_BATCH_MAX && jit->nheap > 0 &&
-               (n == 0 || size + jit->heap[0].m->ncode <= jit->batch_bytecode)) {
+        uint64_t max_bytecode;
+        size_t max_n = unit_limits(jit, &max_bytecode);
+        while (n < max_n && jit->nheap > 0 && (n == 0 || size + jit->heap[0].m->ncode <= max_bytecode)) {
             size += jit->heap[0].m->ncode;
             batch[n++] = pop_first(jit);
         }

@@ -719,6 +719,62 @@ TEST(jit_batch_bytecode_limit)
     }
 }
 
+/* jit.batch_backlog: a backlog of requests (main calls 24 one-instruction
+ * methods 10 times each, all hot, all queued while the compile thread is
+ * paused) drains in units of jit.batch (2) when it is 0, and in units of
+ * a quarter of the queue when it is 4: 24 = 6 + 4 + 3 + 2 + 2 + 2 + 2 + 2 +
+ * 1, nine units (main's OSR request, when it is queued too, makes 25 = 6 +
+ * 4 + 3 + 3 + 2 + 2 + 2 + 2 + 1, nine as well). */
+TEST(jit_batch_backlog_units)
+{
+    enum { NM = 24 };
+    static char text[8192];
+    int at = snprintf(text, sizeof text, "module \"backlog\"\nmain main\n"
+                                         "native println_int (int) : void = builtin \"println_int\"\n");
+    for (int i = 0; i < NM; i++)
+        at += snprintf(text + at, sizeof text - (size_t)at,
+                       "method m%d (int) : int static\n  regs int\n  ADDK r0, r0, 1\n  RET r0\nend\n", i);
+    at += snprintf(text + at, sizeof text - (size_t)at, "method main () : void static\n  regs int, int, int\n  LDI r2, 0\n");
+    for (int i = 0; i < NM; i++)
+        at += snprintf(text + at, sizeof text - (size_t)at,
+                       "  LDI r0, 0\n  LDI r1, 10\nl%d:\n  CALL r2, r2, m%d\n  LOOP r0, r1, l%d\n", i, i, i);
+    snprintf(text + at, sizeof text - (size_t)at, "  CALLN _, r2, println_int\n  RETV\nend\n");
+    for (int k = 0; k < 2; k++) {
+        Vm *vm = load_text(text, 5);
+        if (!vm)
+            return;
+        JitTunables tun;
+        jit_tunables_default(&tun);
+        tun.batch = 2;
+        tun.batch_bytecode = 0;
+        tun.batch_backlog = k ? 4 : 0;
+        Jit *jit = stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, &tun);
+        if (!jit) {
+            test_unload(vm);
+            return;
+        }
+        char out[256];
+        CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+        CHECK_STR(out, "240\n");
+        uint64_t q = jit_test_stats(jit).queued;
+        CHECK(q >= NM && q <= NM + 1);
+        jit_test_pause(jit, false);
+        jit_test_wait_idle(jit);
+        JitStats s = jit_test_stats(jit);
+        CHECK_INT(s.compiled, q);
+        /* the same split as unit_limits: max(jit.batch, queue / 4) */
+        uint64_t want = 0;
+        for (uint64_t left = q; left > 0; want++) {
+            uint64_t n = k && left / 4 > 2 ? left / 4 : 2;
+            left -= n < left ? n : left;
+        }
+        CHECK_INT(s.units, want);
+        CHECK_INT(s.units, k ? 9 : (q + 1) / 2);   /* 12 or 13 without */
+        jit_free(jit);
+        test_unload(vm);
+    }
+}
+
 /* The real compiler, three methods in one unit: one gcc run, one loaded
  * object, every entry found and 64-byte aligned; a method that cannot be compiled (abstract)
  * and an OSR header that is not a block start cost nobody else anything. */
