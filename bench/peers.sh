@@ -33,12 +33,12 @@
 # Usage: bench/peers.sh [options] [NAME[=INNER]...]
 #   NAME     a benchmark (default: all 14); =INNER overrides its inner
 #            iterations (the problem size; some verify only certain sizes)
-# Options (defaults in brackets; a full default run takes about 15-25
+# Options (defaults in brackets; a full default run takes about 20-25
 # minutes on a shared 2-core machine):
 #   --runs=N                processes per VM and benchmark [3]
-#   --iterations=N          outer iterations of tally JIT and HotSpot [50]
-#   --warmup=N              of these, the first dropped [30; with
-#                           --iterations=N alone, the smaller of 30 and N/2]
+#   --iterations=N          outer iterations of tally JIT and HotSpot [60]
+#   --warmup=N              of these, the first dropped [40; with
+#                           --iterations=N alone, the smaller of 40 and N/2]
 #   --lj-iterations=N       outer iterations of LuaJIT [10]
 #   --lj-warmup=N           of these, the first dropped [3]
 #   --interp-iterations=N   outer iterations of tally --jit=off and Lua 5.4 [4]
@@ -139,15 +139,15 @@ while (($#)); do
 done
 # an explicit --iterations=N with N >= 20 asks for the curves
 [[ -n $iters ]] && ((iters >= 20)) && curves=1
-# with --iterations=N alone, half of N (at most 30) is warm-up
-[[ -n $iters && -z $warm ]] && warm=$((iters / 2 < 30 ? iters / 2 : 30))
+# with --iterations=N alone, half of N (at most 40) is warm-up
+[[ -n $iters && -z $warm ]] && warm=$((iters / 2 < 40 ? iters / 2 : 40))
 if ((quick)); then
     runs=${runs:-1} timeout_s=${timeout_s:-120}
     iters=${iters:-3} warm=${warm:-1} lj_iters=${lj_iters:-3} lj_warm=${lj_warm:-1}
     in_iters=${in_iters:-3} in_warm=${in_warm:-1}
 else
     runs=${runs:-3} timeout_s=${timeout_s:-600}
-    iters=${iters:-50} warm=${warm:-30} lj_iters=${lj_iters:-10} lj_warm=${lj_warm:-3}
+    iters=${iters:-60} warm=${warm:-40} lj_iters=${lj_iters:-10} lj_warm=${lj_warm:-3}
     in_iters=${in_iters:-4} in_warm=${in_warm:-1}
 fi
 ((runs >= 1)) || die "--runs must be at least 1"
@@ -398,6 +398,7 @@ run_vm() {
 # rss[B,V] their max RSS (KB), itl[B,V] their iteration lists joined by ';',
 # bad[B,V] why it failed (later runs skipped)
 declare -A vals rss itl bad
+loads=""  # the 1-minute load average as each process started
 active=()
 for v in "${vms[@]}"; do [[ -z ${skip[$v]:-} ]] && active+=("$v"); done
 total=$((runs * nb * ${#active[@]}))
@@ -411,6 +412,7 @@ for ((r = 1; r <= runs; r++)); do
                 echo "$prefix skipped (failed before)" >&2
                 continue
             fi
+            loads+="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null) "
             run_vm "$b" "$v" "$b.$v.$r"
             rss[$b,$v]+="$rss_kb "
             if [[ -n $fail ]]; then
@@ -456,6 +458,11 @@ for pr in "${shown_pairs[@]}"; do
 done
 secs=$(awk -v a="$t_start" -v b="$(date +%s%N)" 'BEGIN { printf "%.0f", (b - a) / 1e9 }')
 load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+# the load the processes started under: "min median max"
+load_range=$(awk -v list="$loads" 'BEGIN {
+    n = split(list, v, " "); if (n == 0) { print "- - -"; exit }
+    for (i = 2; i <= n; i++) { x = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+    printf "%s %s %s\n", v[1], (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2, v[n] }')
 
 # ---- curves ----------------------------------------------------------------------------------------
 # curve B V: per iteration, the median over the VM's processes (ms, 2
@@ -509,7 +516,9 @@ groups() {
 cellw() { printf ' %13s' "$1"; }
 echo
 echo "Are-We-Fast-Yet against peers: ms per iteration; per process the median of the iterations"
-echo "after the warm-up, then the median over $runs run(s). Iterations (warm-up dropped):"
+echo "after the warm-up, then the median over $runs run(s); $(nproc 2>/dev/null) cores, 1-minute load average"
+read -r lmin lmed lmax <<<"$load_range"
+echo "at the processes' starts $lmin-$lmax (median $lmed). Iterations (warm-up dropped):"
 for v in "${vms[@]}"; do
     echo "  ${vm_label[$v]}: $(vm_outer "$v") ($(vm_warm "$v"))${skip[$v]:+ — skipped: ${skip[$v]}}"
 done
@@ -653,8 +662,9 @@ dirty=false
 {
     printf '{\n'
     printf '  "date": "%s", "wall_seconds": %s,\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$secs"
-    printf '  "machine": {"cpu": "%s", "nproc": %s, "kernel": "%s", "loadavg_at_start": "%s", "loadavg_at_end": "%s"},\n' \
+    printf '  "machine": {"cpu": "%s", "nproc": %s, "kernel": "%s", "loadavg_at_start": "%s", "loadavg_at_end": "%s",\n' \
         "$(jstr "$cpu")" "$(nproc 2>/dev/null || echo 0)" "$(jstr "$(uname -sr)")" "$(jstr "$load_start")" "$(jstr "$load_end")"
+    printf '              "load_1min_at_process_starts": %s},\n' "$(json_array "$loads")"
     printf '  "git": {"commit": "%s", "dirty": %s},\n' "$(jstr "$commit")" "$dirty"
     printf '  "runs": %d, "quick": %s, "curves": %s,\n' "$runs" "$( ((quick)) && echo true || echo false)" "$( ((curves)) && echo true || echo false)"
     printf '  "vms": [\n'
