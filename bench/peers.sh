@@ -630,7 +630,7 @@ mdcell() {  # a value: FAILED and skipped in words, numbers with 1 decimal
             for v in "${vms[@]}"; do
                 [[ -n ${cur_stats[$b,$v]:-} ]] || continue
                 read -r cf cw cl cd <<<"${cur_stats[$b,$v]}"
-                echo "| ${bnames[b]} | ${vm_label[$v]} | $cf | $cw | $cl | $cd % | $(max_mb "${rss[$b,$v]:-}") |"
+                echo "| ${bnames[b]} | ${vm_label[$v]} | $(mdcell "$cf") | $(mdcell "$cw") | $(mdcell "$cl") | $cd % | $(max_mb "${rss[$b,$v]:-}") |"
             done
         done
     fi
