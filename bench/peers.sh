@@ -33,8 +33,8 @@
 # Usage: bench/peers.sh [options] [NAME[=INNER]...]
 #   NAME     a benchmark (default: all 14); =INNER overrides its inner
 #            iterations (the problem size; some verify only certain sizes)
-# Options (defaults in brackets; a full default run takes about 20-25
-# minutes on a shared 2-core machine):
+# Options (defaults in brackets; a full default run takes about 16 minutes
+# on a 2-core machine shared with other work, up to 25 under more load):
 #   --runs=N                processes per VM and benchmark [3]
 #   --iterations=N          outer iterations of tally JIT and HotSpot [60]
 #   --warmup=N              of these, the first dropped [40; with
@@ -210,7 +210,8 @@ nb=${#bnames[@]}
 
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install time, or make setup)"
 [[ -d $peerdir/Java/src && -f $peerdir/Lua/harness.lua ]] || die "$peerdir is incomplete"
-mkdir -p "$out" && rm -rf "$out/failures" || die "cannot create $out"
+if ! mkdir -p "$out"; then die "cannot create $out"; fi
+rm -rf "$out/failures"  # a previous run's failures
 out=$(cd "$out" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tally-peers.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -694,8 +695,9 @@ dirty=false
             case $m in FAILED) st=failed ;; skipped) st=skipped ;; esac
             printf '%s       "%s": {"status": "%s", "median_ms_per_iteration": %s, "runs_ms_per_iteration": %s,\n' \
                 "$s2" "$v" "$st" "$(json_num "$m")" "$(json_ms "${vals[$b,$v]:-}")"
+            rl=${rss[$b,$v]:-}
             printf '              "max_rss_kb": %s, "failure": "%s", "iterations_us": %s' \
-                "$(json_array "$(sed 's/null//g' <<<"${rss[$b,$v]:-}")")" "$(jstr "${bad[$b,$v]:-}")" "$(json_iters "$b" "$v")"
+                "$(json_array "${rl//null/}")" "$(jstr "${bad[$b,$v]:-}")" "$(json_iters "$b" "$v")"
             if [[ -n ${cur_stats[$b,$v]:-} ]]; then
                 read -r cf cw cl cd <<<"${cur_stats[$b,$v]}"
                 printf ',\n              "curve": {"first_ms": %s, "warm_ms": %s, "last_ms": %s, "drift_pct": %s}' \

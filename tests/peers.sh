@@ -94,6 +94,7 @@ check ok-md "$([[ $(head -1 "$md") == "| benchmark | inner | tally JIT ms | tall
     grep -q '^| Bounce | 1 | [0-9]' "$md" && grep -q '^| \*\*geomean\*\* |' "$md"; echo $?)" "results.md: $(head -c 300 "$md")"
 
 # ---- a broken run: every VM's result fails or is missing ---------------------------
+# shellcheck disable=SC2016  # $2 is the stand-in's own argument
 printf '#!/bin/sh\necho "Starting $2 benchmark ..."\nexit 0\n' >"$TMP/fakelua"
 chmod +x "$TMP/fakelua"
 LUAJIT=$TMP/fakelua LUA54=$TMP/no-such-lua bash $P --quick --vms=$vms --lua54 --out="$TMP/bad" \
