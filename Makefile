@@ -28,7 +28,7 @@ LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .DEFAULT_GOAL := all
 .PHONY: help all setup test demo docs clean tsan-audit fuzz fuzz-tiers test-asan test-tsan \
-        bench bench-quick bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
+        bench bench-quick bench-peers bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
 
 help: ## list the targets with what each does (plain `make` builds all)
 	@awk -F':[^#]*## ' '/^[a-zA-Z0-9_.\/-]+:[^=#]*## / { printf "  make %-22s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
@@ -211,6 +211,11 @@ bench: setup ## the AWFY and CLBG suites, interpreter and JIT (bench/suite.sh)
 bench-quick: setup ## every benchmark at its test size in every tier: a correctness check
 	@$(MAKE) --no-print-directory bin/tally
 	@bash bench/suite.sh --quick
+
+bench-peers: ## tally against HotSpot and LuaJIT on the AWFY suite's own Java and Lua code (bench/peers.sh)
+	@sh tools/setup.sh peers
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/peers.sh $(PEERS_ARGS)
 
 bench-interp: setup ## interpreter micro benchmarks against Lua 5.4 (bench/micro/micro.sh)
 	@$(MAKE) --no-print-directory bin/tally

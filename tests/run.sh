@@ -48,6 +48,11 @@
 #             kernel at its test size verifies its result with the JIT off,
 #             on and eager (kernels: output equal to the C twin's); all 14
 #             AWFY files must exist (BENCH_REQUIRE_ALL=1)
+#   peers     tests/peers.sh: bench/peers.sh --quick on two benchmarks with the
+#             VMs installed (tally always; HotSpot and LuaJIT, or their
+#             "skipped" lines): the table, results.json and results.md; a
+#             size no VM can verify, a LuaJIT without its output and a
+#             missing Lua 5.4 shown as FAILED and skipped; the curve mode
 #   docs      tests/docs-check.sh: documents and code comments speak of the
 #             product, not its history, and no link leaves the repository
 #             (a pass per clean file, a failure per finding)
@@ -473,6 +478,22 @@ if want "${SUITES[@]}"; then
     done <"$TMP/bench"
     # a setup error (status 2) prints no FAIL line, and must not pass
     [[ $bstatus -ne 0 && $nbad -eq 0 ]] && bad "bench: bench/suite.sh --quick exited with status $bstatus"
+fi
+
+SUITE=peers
+if want "${SUITES[@]}"; then
+    echo "== peers (tests/peers.sh: bench/peers.sh --quick, a broken VM, the curves)"
+    bash tests/peers.sh >"$TMP/peers" 2>&1
+    pstatus=$?
+    npbad=0
+    while IFS= read -r line; do
+        case $line in
+            PASS*) ok ;;
+            FAIL*) bad "${line#FAIL }"; npbad=$((npbad + 1)) ;;
+            *) echo "$line" ;;
+        esac
+    done <"$TMP/peers"
+    [[ $pstatus -ne 0 && $npbad -eq 0 ]] && bad "peers: tests/peers.sh exited with status $pstatus"
 fi
 
 SUITE=docs

@@ -2,7 +2,8 @@
 # Installs the Debian packages tally needs to build and test, only those
 # that are missing.  Needs root (or sudo) only when something is missing.
 # `tools/setup.sh fuzz` adds what `make fuzz` needs (clang with libFuzzer
-# and the sanitizers' runtimes, AFL++).
+# and the sanitizers' runtimes, AFL++); `tools/setup.sh peers` what `make
+# bench-peers` compares tally with (HotSpot, LuaJIT with a wall clock).
 set -e
 PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time"
 # tally report and tally study: numpy, matplotlib; chromium for the report's test
@@ -10,6 +11,8 @@ PKGS="$PKGS python3 python3-numpy python3-matplotlib chromium"
 # tally lab: GNU parallel (ssh and rsync for --ssh), Slurm with munge, pandas (its table's test)
 PKGS="$PKGS parallel openssh-client rsync munge slurmctld slurmd slurm-client python3-pandas"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-14-dev afl++"
+# lua-socket: the suite's Lua harness times by the wall clock only with it
+[ "${1:-}" = peers ] && PKGS="$PKGS default-jdk-headless luajit lua-socket"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
