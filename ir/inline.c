@@ -15,10 +15,14 @@
  *   (a trivial callee whose one call is a closure call: a generic
  *   adapter) takes no level, neither itself nor for the call in it;
  * - CALL: the callee is the named method (static or non-virtual);
- *   CALLV/CALLI: the site's receiver profile must be monomorphic — one
- *   class with ≥ mono_percent % of the receivers seen and no `other`
- *   receivers — and the callee is what that class dispatches to; a
- *   GUARD_CLASS keeps the real call as the fallback;
+ *   CALLV/CALLI: the site's receiver profile must be covered by at most
+ *   poly_ways classes — the fewest of the most frequent that together
+ *   hold ≥ mono_percent % of the receivers seen, and no `other`
+ *   receivers (1 class: monomorphic) — and the callee is what the most
+ *   frequent class not yet guarded dispatches to; a GUARD_CLASS keeps the
+ *   real call as the fallback, which becomes a candidate again while a
+ *   class of the set is left (its insn's cc holds the ways guarded so
+ *   far; cleared when inlining ends);
  * - the callee must have code (not abstract) and not be a lambda, unless
  *   called as a closure;
  * - callee size (bytecode instructions) ≤ max_callee_size, or at a hot
@@ -97,26 +101,32 @@ static bool recursive(const IrFunc *f, const IrInsn *call, const VmMethod *calle
     return false;
 }
 
-/* The receiver class holding ≥ mono_percent % of a site's receivers, with
- * no `other`; NULL and a reason otherwise.  *share gets that class's count. */
-static VmClass *monomorphic(const VmCallSite *s, const IrOptions *o, uint64_t *share, char *why,
-                            size_t nwhy)
+/* The class to guard for at a CALLV/CALLI site whose ways in `done` (a
+ * bit per VmCallSite.seen way) are guarded already: the most frequent
+ * other way of the fewest most frequent ways holding ≥ mono_percent % of
+ * the receivers, if they are at most poly_ways and no `other` receiver was
+ * seen; NULL and a reason otherwise.  *way gets its way, *share its count,
+ * *left the receivers of the ways not in done, *more whether a way of the
+ * set is left after this one. */
+static VmClass *guard_class(const VmCallSite *s, const IrOptions *o, unsigned done, int *way, uint64_t *share,
+                            uint64_t *left, bool *more, char *why, size_t nwhy)
 {
     /* the program's thread writes the profile meanwhile: each read once */
-    uint64_t other = VM_PROF_GET(s->other), total = other, best = 0;
-    int ways = 0, bi = -1;
+    uint64_t other = VM_PROF_GET(s->other), total = other, count[VM_SITE_WAYS];
     VmClass *seen[VM_SITE_WAYS];
+    int order[VM_SITE_WAYS], ways = 0;
     for (int i = 0; i < VM_SITE_WAYS; i++) {
-        VmClass *c = seen[i] = VM_PROF_GET(s->seen[i].cls);
-        uint64_t n = VM_PROF_GET(s->seen[i].count);
-        if (!c)
+        seen[i] = VM_PROF_GET(s->seen[i].cls);
+        count[i] = seen[i] ? VM_PROF_GET(s->seen[i].count) : 0;
+        if (!seen[i])
             continue;
-        ways++;
-        total += n;
-        if (bi < 0 || n > best)
-            best = n, bi = i;
+        total += count[i];
+        int k = ways++;   /* insertion sort, most frequent first */
+        for (; k > 0 && count[order[k - 1]] < count[i]; k--)
+            order[k] = order[k - 1];
+        order[k] = i;
     }
-    if (!total || bi < 0) {
+    if (!total || !ways) {
         snprintf(why, nwhy, "no receiver profile");
         return NULL;
     }
@@ -124,13 +134,33 @@ static VmClass *monomorphic(const VmCallSite *s, const IrOptions *o, uint64_t *s
         snprintf(why, nwhy, "megamorphic (%d classes + %" PRIu64 " other receivers)", ways, other);
         return NULL;
     }
-    /* best/total ≥ p/100; doubles, so huge counts cannot overflow */
-    if ((double)best * 100.0 < (double)o->mono_percent * (double)total) {
-        snprintf(why, nwhy, "polymorphic (%d classes, top %.1f%%)", ways, 100.0 * (double)best / (double)total);
+    /* the fewest ways covering mono_percent; doubles, so huge counts cannot overflow */
+    int need = 0;
+    uint64_t covered = 0;
+    while (need < ways && (double)covered * 100.0 < (double)o->mono_percent * (double)total)
+        covered += count[order[need++]];
+    if (need > o->poly_ways) {
+        snprintf(why, nwhy, "polymorphic (%d classes, top %.1f%%)", ways, 100.0 * (double)count[order[0]] / (double)total);
         return NULL;
     }
-    *share = best;
-    return seen[bi];
+    *left = total;
+    int pick = -1;
+    for (int k = 0; k < ways; k++) {
+        if (done & (1u << order[k]))
+            *left -= count[order[k]];
+        else if (pick < 0 && k < need)
+            pick = k;
+    }
+    if (pick < 0) {
+        snprintf(why, nwhy, "guarded for its %d classes", need);
+        return NULL;
+    }
+    *more = false;
+    for (int k = pick + 1; k < need; k++)
+        *more |= !(done & (1u << order[k]));
+    *way = order[pick];
+    *share = count[order[pick]];
+    return seen[order[pick]];
 }
 
 /* What `cls` runs for the site's named method. */
@@ -359,8 +389,11 @@ static uint32_t levels(const IrFunc *f, const IrInsn *call, const VmMethod *call
 
 /* Replaces b->insns[idx] (a call) by cf's body; guard: the receiver class
  * (GUARD_CLASS) or the closure's lambda (GUARD_FN) for a guarded inline,
- * NULL for a direct one; inl_count: executions that reach the body. */
-static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void *guard, uint64_t inl_count)
+ * NULL for a direct one; inl_count: executions that reach the body;
+ * again: nonzero when the fallback call is a candidate once more, with
+ * this as its guarded ways (cc). */
+static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void *guard, uint64_t inl_count,
+                   unsigned again)
 {
     IrFunc *f = w->f;
     IrInsn call = b->insns[idx];
@@ -422,6 +455,10 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
         IrInsn *c = ir_append(f, slow, (IrOp)call.op);
         *c = call;
         c->mark = 0;                   /* the fallback is decided */
+        if (again) {                   /* or guards for the site's next class */
+            c->cc = (uint8_t)again;
+            push_call(w, slow, slow->ninsns - 1);
+        }
         IrInsn *j = ir_append(f, slow, IR_JMP);
         AT_CALL(j);
         j->target[0] = cont;
@@ -566,6 +603,7 @@ void ir_inline(IrFunc *f, const IrOptions *o)
         void *guard = NULL;
         IrOp gop = IR_GUARD_CLASS;
         uint64_t inl_count = b->count;
+        unsigned guarded = 0, again = 0;   /* VmCallSite.seen ways: guard_class */
         char why[96];
         switch (call->op) {
         case IR_CALLN:
@@ -588,20 +626,24 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             break;
         default: {   /* CALLV, CALLI */
             VmCallSite *s = call->aux;
-            uint64_t share = 0, total = VM_PROF_GET(s->other);
-            for (int w = 0; w < VM_SITE_WAYS; w++)
-                total += VM_PROF_GET(s->seen[w].cls) ? VM_PROF_GET(s->seen[w].count) : 0;
+            uint64_t share = 0, left = 0;
+            int way = 0;
+            bool more = false;
             if (call->depth + 1 > o->max_depth) {
                 decide(f, call, s->target, false, "depth limit (max_depth %" PRId64 ")", o->max_depth);
                 continue;
             }
-            guard = monomorphic(s, o, &share, why, sizeof why);
+            guard = guard_class(s, o, call->cc, &way, &share, &left, &more, why, sizeof why);
             if (!guard) {
                 decide(f, call, s->target, false, "%s", why);
                 continue;
             }
             callee = dispatch(s, guard, call->op);
-            inl_count = scale(b->count, share, total);
+            /* b is the previous guard's slow side for a later class: its
+             * count is the receivers left */
+            inl_count = scale(b->count, share, left);
+            guarded = call->cc | 1u << way;
+            again = more ? guarded : 0;
             break;
         }
         }
@@ -654,13 +696,23 @@ void ir_inline(IrFunc *f, const IrOptions *o)
         if (gop == IR_GUARD_FN)
             decide(f, call, callee, true, "closure made here%s%s", rec ? ", recursive" : "",
                    max_size > o->max_callee_size ? ", hot site" : "");
+        else if (guard && (call->cc || again))
+            decide(f, call, callee, true, "polymorphic, class %u: %s%s%s", (unsigned)__builtin_popcount(guarded),
+                   ((VmClass *)guard)->name ? ((VmClass *)guard)->name : "?", rec ? ", recursive" : "",
+                   max_size > o->max_callee_size ? ", hot site" : "");
         else if (guard)
             decide(f, call, callee, true, "monomorphic %s%s%s", ((VmClass *)guard)->name ? ((VmClass *)guard)->name : "?",
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         else
             decide(f, call, callee, true, "%s%s%s", (callee->flags & VM_M_STATIC) ? "static" : "non-virtual",
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
-        splice(&w, b, idx, cf, gop, guard, inl_count);
+        splice(&w, b, idx, cf, gop, guard, inl_count, again);
         size += add;
     }
+    /* the guarded ways were the inliner's scratch: calls compare equal
+     * (ir_same_code) whatever guards led to them */
+    for (uint32_t i = 0; i < f->nblocks; i++)
+        for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)
+            if (is_call(f->blocks[i]->insns[k].op))
+                f->blocks[i]->insns[k].cc = 0;
 }

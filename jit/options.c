@@ -16,7 +16,10 @@
  * in the 64-byte lines depends on what comes before it, which can cost a
  * benchmark a quarter of its speed and make a bakeoff's two copies of one
  * method differ by several percent (docs/auditing.md).  They come first,
- * so a raw set can still override them.
+ * so a raw set can still override them.  --param=ggc-min-heapsize=4096
+ * (KB) lets gcc's own collector run once its heap passes 4 MB instead of
+ * the default's 128 MB or so: gcc's garbage, kept in the process between
+ * compiles, was most of a JIT run's resident memory.
  * The optimisation level is also set through gccjit's own int option so
  * its internal -O agrees with ours.
  */
@@ -137,6 +140,7 @@ bool jit_options_apply(gcc_jit_context *ctx, const char *optset, VmError *err)
     gcc_jit_context_add_command_line_option(ctx, "-mno-red-zone");
     gcc_jit_context_add_command_line_option(ctx, march);
     gcc_jit_context_add_command_line_option(ctx, "-falign-functions=64");
+    gcc_jit_context_add_command_line_option(ctx, "--param=ggc-min-heapsize=4096");
     add_words(ctx, set ? set->options : p);
     return true;
 }

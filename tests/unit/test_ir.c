@@ -669,6 +669,32 @@ TEST(ir_inline_virtual_monomorphic_guard)
         }
     }
     ir_free(f);
+    /* poly's site has two classes, half and half: a guard for each (A
+     * first: the first seen of equals), the real call behind both */
+    f = compile(vm, "poly", &o);
+    if (f) {
+        CHECK_INT(f->ndecisions, 2);
+        CHECK_INT(test_ir_count_op(f, IR_GUARD_CLASS), 2);
+        CHECK_INT(test_ir_count_op(f, IR_CALLV), 1);
+        CHECK_INT(f->ninlines, 2);
+        for (uint32_t i = 0; i < f->ndecisions && i < 2; i++) {
+            CHECK_INT(f->decisions[i].yes, 1);
+            CHECK_CONTAINS(f->decisions[i].reason, i ? "polymorphic, class 2: B" : "polymorphic, class 1: A");
+        }
+        for (uint32_t i = 0; i < f->nblocks; i++) {
+            IrInsn *t = ir_terminator(f->blocks[i]);
+            if (t && t->op == IR_GUARD_CLASS)   /* 10 calls each; none reach the real call */
+                CHECK_INT(t->target[0]->count, 10);
+            if (t && t->op == IR_GUARD_CLASS && !strcmp(((VmClass *)t->aux)->name, "B"))
+                CHECK_INT(t->target[1]->count, 0);
+            for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++)   /* the inliner's scratch is cleared */
+                if (f->blocks[i]->insns[k].op == IR_CALLV)
+                    CHECK_INT(f->blocks[i]->insns[k].cc, 0);
+        }
+    }
+    ir_free(f);
+    /* poly_ways 1: monomorphic sites only */
+    o.poly_ways = 1;
     f = compile(vm, "poly", &o);
     if (f) {
         CHECK_DECISION(f, "poly", 0, 0, false, "polymorphic (2 classes, top 50.0%)");
