@@ -282,58 +282,7 @@ if [[ " ${vms[*]} " == *" java "* && -z ${skip[java]:-} ]]; then
 fi
 
 # ---- helpers -------------------------------------------------------------------------
-# stdin as one line fit for a JSON string and the table, at most $1 bytes
-clean() {
-    head -c "$1" | tr '\n\t' '| ' | tr -d '"\\\000-\037' | sed 's/[| ]*$//'
-}
-jstr() { tr -d '\042\134\000-\037' <<<"$1"; }
-
-# median of the numbers in the space-separated list $1 with $2 decimals
-# ("null" when empty)
-median() {
-    awk -v list="$1" -v d="${2:-3}" 'BEGIN {
-        n = split(list, v, " ")
-        if (n == 0) { print "null"; exit }
-        for (i = 2; i <= n; i++) {
-            x = v[i] + 0
-            for (j = i - 1; j >= 1 && v[j] + 0 > x; j--) v[j + 1] = v[j]
-            v[j + 1] = x
-        }
-        printf "%.*f\n", d, (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }'
-}
-
-# A / B with 3 decimals ("null" unless both are positive numbers)
-ratio() {
-    awk -v a="$1" -v b="$2" 'BEGIN {
-        if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && a > 0 && b > 0) printf "%.3f\n", a / b
-        else print "null"
-    }'
-}
-
-# geometric mean of the numbers on stdin ("null 0" when none), and their count
-geomean() {
-    awk '$1 ~ /^[0-9.]+$/ && $1 > 0 { s += log($1); n++ }
-        END { if (n) printf "%.3f %d\n", exp(s / n), n; else print "null 0" }'
-}
-
-# the largest KB value of the list $1 in MB, 1 decimal ("-" when none)
-max_mb() {
-    awk -v list="$1" 'BEGIN {
-        n = split(list, v, " "); m = -1
-        for (i = 1; i <= n; i++) if (v[i] ~ /^[0-9]+$/ && v[i] + 0 > m) m = v[i] + 0
-        if (m < 0) print "-"; else printf "%.1f\n", m / 1024
-    }'
-}
-
-# a space-separated list as a JSON array, as is
-json_array() {
-    awk -v list="$1" 'BEGIN {
-        n = split(list, v, " "); s = "["
-        for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") v[i]
-        print s "]"
-    }'
-}
+source "$(dirname "${BASH_SOURCE[0]}")/summaries.sh"   # median, ratio, geomean, max_mb, json_array, jstr, clean
 
 # iterations NAME OUTER FILE: the per-iteration runtimes (us, rounded) of a
 # process's output; status 1 unless there are exactly OUTER and the closing
