@@ -64,27 +64,8 @@ awfydir=$here/awfy
 peerdir=$here/peers/awfy
 
 # ---- the benchmarks -----------------------------------------------------------
-# name, the suite's standard inner iterations (rebench.conf of
-# smarr/are-we-fast-yet: the problem size), and quick mode's (the smallest
-# that verifies). Havlak, CD, Mandelbrot and NBody verify only sizes the
-# suite knows the result of.
-bench_table="
-#             inner   quick
-Havlak            1       1
-DeltaBlue     12000       1
-Towers          600       1
-CD              250      10
-NBody        250000       1
-List           1500       1
-Permute        1000       1
-Richards        100       1
-Storage        1000       1
-Json            100       1
-Bounce         1500       1
-Mandelbrot      750       1
-Sieve          3000       1
-Queens         1000       1
-"
+# name, standard and quick inner iterations: bench/awfy-sizes.txt
+bench_table=$(cat "$here/awfy-sizes.txt")
 
 # the VMs: id, label, class (jit: --iterations; lj: --lj-*; interp:
 # --interp-*)

@@ -47,10 +47,11 @@ command -v perf >/dev/null || { echo "where.sh: needs perf (Debian's linux-perf)
 T=${TALLY:-bin/tally}
 [[ -x $T ]] || { echo "where.sh: $T not built (make all)" >&2; exit 2; }
 
-# the suite's own problem sizes (inner iterations)
-declare -A SIZE=([Havlak]=1 [CD]=250 [DeltaBlue]=12000 [Json]=100 [Richards]=100 [Storage]=1000
-                 [List]=1500 [Towers]=600 [NBody]=250000 [Permute]=1000 [Bounce]=1500
-                 [Mandelbrot]=750 [Sieve]=3000 [Queens]=1000)
+# the suite's own problem sizes (inner iterations): bench/awfy-sizes.txt
+declare -A SIZE
+while read -r n inner _; do
+    [[ -n $n && $n != \#* ]] && SIZE[$n]=$inner
+done <bench/awfy-sizes.txt
 
 for spec in "${names[@]}"; do
     name=${spec%%=*}
