@@ -46,7 +46,7 @@ static const char *aux_name(const IrFunc *f, const IrInsn *in, char *buf, size_t
     if (!in->aux)
         return "null";
     switch (in->op) {
-    case IR_NEWA: case IR_ISA: case IR_CAST: {
+    case IR_NEWA: case IR_NEWAL: case IR_ISA: case IR_CAST: {
         const VmType *t = in->aux;
         if (mod && t >= mod->types && t < mod->types + mod->ntypes) {
             vm_type_format(mod, (uint32_t)(t - mod->types), buf, size);

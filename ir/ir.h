@@ -233,6 +233,17 @@ typedef struct IrSite {
 /* Arena chunk (internal). */
 typedef struct IrChunk IrChunk;
 
+#define IR_ARGESC_MAX 24       /* origins summarized: parameters + captures */
+#define IR_ARGESC_DEPTH 6      /* loads followed; deeper always escapes */
+
+/* What a called method does with its arguments (ir/argesc.c). */
+typedef struct IrArgEsc {
+    bool known;                /* false: every argument escapes */
+    uint32_t norig;            /* nparams, + ncaps for a lambda */
+    uint8_t depth[IR_ARGESC_MAX];   /* loads after which it may escape */
+    uint32_t invoked;          /* origins called as closures */
+} IrArgEsc;
+
 struct IrFunc {
     VmMethod *method;          /* the compiled method */
     VmModule *module;
@@ -257,6 +268,7 @@ struct IrFunc {
     IrFunc *arena_of;          /* allocate from this function's arena instead
                                   (callee IR built by the inliner) */
     jmp_buf *oom;              /* allocation failure unwinds here */
+    struct IrArgEscMemo *argesc;   /* ir/argesc.c's summaries, this compile */
 };
 
 /* ---- func.c: allocation, construction helpers, invariants, cost -------- */
@@ -307,6 +319,11 @@ void ir_frequencies(IrFunc *f);
 void ir_inline(IrFunc *f, const IrOptions *o);
 /* NEW of objects that never leave the call -> NEWL; needs ir_cfg facts. */
 void ir_escape(IrFunc *f);
+/* argesc.c: the summary of m, memoized in f's arena (never NULL) */
+const IrArgEsc *ir_argesc(IrFunc *f, VmMethod *m);
+/* The methods a CALL or CALLV may run (class-hierarchy analysis); false
+ * if not known or more than max. */
+bool ir_call_targets(const IrFunc *f, const IrInsn *in, VmMethod **t, uint32_t max, uint32_t *n);
 
 /* The rows' defaults. */
 void ir_options_default(IrOptions *o);

@@ -75,7 +75,7 @@ static const IrPass passes[] = {
      "natural loops with nesting and exits, block->loop, freq"},
     {"escape", pass_escape,
      "cfg facts (succs, RPO); inlining done",
-     "some NEW -> NEWL, f->nslots; cfg, loops and freq unchanged"},
+     "some NEW/NEWA/CLOS -> NEWL/NEWAL/CLOSL, f->nslots; cfg, loops and freq unchanged"},
 };
 
 static const VmTunDesc ir_rows[] = {

@@ -202,6 +202,7 @@ gcc_jit_rvalue *jit_cg_alloc_call(JitCg *g, const IrInsn *in, void *fn_plain, vo
                                   gcc_jit_rvalue **ea);
 void jit_cg_emit_new(JitCg *g, const IrInsn *in);
 void jit_cg_emit_newl(JitCg *g, const IrInsn *in);
+void jit_cg_emit_newal(JitCg *g, const IrInsn *in);
 void jit_cg_emit_closl(JitCg *g, const IrInsn *in);
 void jit_cg_emit_newa(JitCg *g, const IrInsn *in);
 void jit_cg_emit_clos(JitCg *g, const IrInsn *in);

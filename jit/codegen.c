@@ -699,6 +699,7 @@ static bool emit_insn(JitCg *g, const IrInsn *in)
     case IR_NEW: jit_cg_emit_new(g, in); return true;
     case IR_NEWL: jit_cg_emit_newl(g, in); return true;
     case IR_NEWA: jit_cg_emit_newa(g, in); return true;
+    case IR_NEWAL: jit_cg_emit_newal(g, in); return true;
     case IR_GETF:
         check_null(g, in, a);
         assign(g, D, rv(mem(g, a, offsetof(VmObject, fields) + (size_t)in->imm.i * sizeof(VmValue),

@@ -179,6 +179,17 @@ void jit_cg_emit_newl(JitCg *g, const IrInsn *in)
     assign(g, g->loc[in->dst], o);
 }
 
+void jit_cg_emit_newal(JitCg *g, const IrInsn *in)
+{
+    VmType *ty = in->aux;
+    gcc_jit_rvalue *o = frame_object(g, in, vm_array_size(ty, in->imm.i));
+    if (!o)
+        return;
+    assign(g, mem(g, o, offsetof(VmArray, cls), g->t_vptr), ptr(g, vm_array_class(ty)));
+    assign(g, mem(g, o, offsetof(VmArray, length), g->t_long), lng(g, in->imm.i));
+    assign(g, g->loc[in->dst], o);
+}
+
 void jit_cg_emit_closl(JitCg *g, const IrInsn *in)
 {
     VmMethod *lam = in->aux;

@@ -393,6 +393,13 @@ size_t vm_array_elem_size(const VmType *type, bool *refs)
     }
 }
 
+size_t vm_array_size(const VmType *type, int64_t length)
+{
+    bool refs;
+    size_t size = offsetof(VmArray, data) + (size_t)length * vm_array_elem_size(type, &refs);
+    return size < sizeof(VmArray) ? sizeof(VmArray) : size;
+}
+
 VmClass *vm_array_class(const VmType *type)
 {
     return type->canon ? type->canon->cls : type->cls;
@@ -413,10 +420,7 @@ static VmArray *new_array(VmThread *t, VmType *type, int64_t length, bool quiet)
             return NULL;
         vm_raise(t, "out of memory");
     }
-    size_t size = head + (size_t)length * esz;
-    if (size < sizeof(VmArray))
-        size = sizeof(VmArray);
-    VmArray *a = alloc(t, size, !refs, quiet);
+    VmArray *a = alloc(t, vm_array_size(type, length), !refs, quiet);
     if (a) {
         a->cls = vm_array_class(type);
         a->length = length;

@@ -435,6 +435,8 @@ VmClosure *vm_try_new_closure(VmThread *t, VmMethod *lambda, const VmValue *caps
 int vm_gc_fl_index(size_t size);
 size_t vm_object_size(const VmClass *c);
 size_t vm_array_elem_size(const VmType *type, bool *refs);   /* type: the array type */
+/* Bytes of an array of `length` (0 <= length, small enough not to overflow). */
+size_t vm_array_size(const VmType *type, int64_t length);
 VmClass *vm_array_class(const VmType *type);
 size_t vm_closure_size(const VmMethod *lambda);
 VmClass *vm_closure_class(const VmMethod *lambda);
