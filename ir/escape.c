@@ -66,7 +66,7 @@ enum { SLOT_MAX_WORDS = 66,      /* larger objects stay on the heap (an
                                     array of 64 elements fits, as in C2) */
        FRAME_MAX_WORDS = 512,    /* at most 4 KB of slots per function */
        MAX_SITES = 63,           /* bit 63 is HEAP */
-       MAX_STATE = 1 << 21,      /* blocks x reference locals, else give up */
+       MAX_STATE = 1 << 21,      /* blocks x (reference locals + sites), else give up */
        SAME_MAX = 16 };          /* copies of a guard's receiver followed */
 
 #define HEAP (1ull << 63)
@@ -577,12 +577,10 @@ void ir_escape(IrFunc *f)
                 in->mark = ++e.nsites;
             }
         }
-    if (!e.nsites || (uint64_t)f->nblocks * e.ntracked > MAX_STATE)
+    e.nstate = e.ntracked + e.nsites;
+    if (!e.nsites || (uint64_t)f->nblocks * e.nstate > MAX_STATE)
         return;
     e.words = (e.ntracked + 63) / 64;
-    e.nstate = e.ntracked + e.nsites;
-    if ((uint64_t)f->nblocks * e.nstate > MAX_STATE)
-        return;
     e.holds_in = ir_alloc(f, (size_t)f->nblocks * e.nstate * sizeof *e.holds_in);
     e.slow = ir_alloc(f, (size_t)f->nblocks * sizeof *e.slow);
     e.live_in = ir_alloc(f, (size_t)f->nblocks * e.words * sizeof *e.live_in);
