@@ -9,11 +9,13 @@
  * and whether the callee calls it as a closure.  Depth 0 means the
  * argument itself escapes; a Vector whose `storage` array is only read
  * and written, with its elements handed out, has depth 2.
- * Invariants: the analysis is flow-insensitive and errs only towards
- * "escapes": an origin reaching any use it does not understand escapes
- * at its depth, loads deeper than IR_ARGESC_DEPTH are not followed (every
- * origin escapes at that depth at the latest), and a method still being
- * summarized (recursion) or one whose IR cannot be built is unknown.
+ * Invariants: the analysis is flow-sensitive over the callee's blocks
+ * and errs only towards "escapes": an origin reaching any use it does not
+ * understand escapes at its depth, loads deeper than IR_ARGESC_DEPTH are
+ * not followed (every origin escapes at that depth at the latest), a
+ * method whose IR cannot be built is unknown, and a recursive method is
+ * summarized under an assumption that is lowered until it holds
+ * (summary()).
  *
  * What escapes: a value stored in a field, an array or a global, returned,
  * passed to a native or an interface call, or called with as an argument
