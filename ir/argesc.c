@@ -298,9 +298,10 @@ static void flow_fresh(Sum *s, int32_t l, int depth, bool invoked)
     flow(s, l, depth, invoked);
 }
 
-/* The methods a CALL or CALLV may run: every override of the named
- * method in the module's classes (the bytecode is statically typed, and a
- * program is one module).  False: not known. */
+/* The methods a CALL, CALLV or CALLI may run: every override of the named
+ * method in the module's classes, every implementation of the interface's
+ * (the bytecode is statically typed, and a program is one module).  False:
+ * not known. */
 bool ir_call_targets(const IrFunc *f, const IrInsn *in, VmMethod **t, uint32_t max, uint32_t *n)
 {
     *n = 0;
@@ -310,20 +311,25 @@ bool ir_call_targets(const IrFunc *f, const IrInsn *in, VmMethod **t, uint32_t m
         t[(*n)++] = in->aux;
         return true;
     }
-    if (in->op != IR_CALLV || !in->aux)
+    if ((in->op != IR_CALLV && in->op != IR_CALLI) || !in->aux)
         return false;
     VmMethod *m = ((const VmCallSite *)in->aux)->target;
     const VmModule *mod = f->module;
     if (!m || m->slot < 0 || !m->ownerc || !mod || m->module != mod)
         return false;
-    const VmClass *owner = m->ownerc;
+    VmClass *owner = m->ownerc;
     for (uint32_t i = 0; i < mod->nclasses; i++) {
-        const VmClass *c = &mod->classes[i];
-        if (c->depth < owner->depth || !c->display || c->display[owner->depth] != owner)
-            continue;
-        if (!c->vt || (uint32_t)m->slot >= c->nvtable)
-            return false;
-        VmMethod *x = c->vt[m->slot];
+        VmClass *c = &mod->classes[i];
+        VmMethod *x;
+        if (in->op == IR_CALLI) {
+            x = vm_itable_lookup(c, owner, m->slot);
+        } else {
+            if (c->depth < owner->depth || !c->display || c->display[owner->depth] != owner)
+                continue;
+            if (!c->vt || (uint32_t)m->slot >= c->nvtable)
+                return false;
+            x = c->vt[m->slot];
+        }
         if (!x || (x->flags & VM_M_ABSTRACT))
             continue;   /* an abstract class: no instance runs it */
         bool dup = false;
@@ -356,7 +362,7 @@ static void call_args(Sum *s, const IrInsn *in)
     uint32_t n = 0;
     bool known = false;
     uint32_t first = 0;   /* CALLF: the closure itself is param 0 of its lambda */
-    if (in->op == IR_CALL || in->op == IR_CALLV) {
+    if (in->op == IR_CALL || in->op == IR_CALLV || in->op == IR_CALLI) {
         known = ir_call_targets(s->f, in, t, 16, &n);
     } else if (in->op == IR_CALLF && valid(s, in->src[0])) {
         /* closures made here, of lambdas known: their summaries; a
@@ -401,7 +407,7 @@ static void uses(Sum *s)
         for (uint32_t k = 0; k < cf->blocks[i]->ninsns; k++) {
             const IrInsn *in = &cf->blocks[i]->insns[k];
             switch (in->op) {
-            case IR_MOV: case IR_CAST: case IR_GETF: case IR_LDCAP: case IR_ISA: case IR_REQ: case IR_RNE:
+            case IR_MOV: case IR_CAST: case IR_GETF: case IR_LDCAP: case IR_ISA: case IR_REQ: case IR_RNE: case IR_NCHK:
             case IR_ALEN: case IR_AGETI: case IR_AGETF: case IR_AGETB: case IR_AGETR:
             case IR_GUARD_CLASS: case IR_GUARD_FN:
                 break;
@@ -420,7 +426,7 @@ static void uses(Sum *s)
                     for (int u = 0; u < ir_op_info[in->op].nsrc; u++)
                         flow_fresh(s, in->src[u], 0, false);
                 break;
-            case IR_CALL: case IR_CALLV: case IR_CALLF:
+            case IR_CALL: case IR_CALLV: case IR_CALLI: case IR_CALLF:
                 call_args(s, in);
                 break;
             default:

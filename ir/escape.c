@@ -338,7 +338,7 @@ static uint64_t call_escapes(const Esc *e, const IrInsn *in, const uint64_t *h)
     uint32_t n = 0, first = 0;
     bool known = false;
     uint64_t out = 0;
-    if (in->op == IR_CALL || in->op == IR_CALLV) {
+    if (in->op == IR_CALL || in->op == IR_CALLV || in->op == IR_CALLI) {
         known = ir_call_targets(e->f, in, t, 16, &n);
     } else if (in->op == IR_CALLF) {
         uint64_t c = held(e, h, in->src[0]);
@@ -381,12 +381,12 @@ static uint64_t escaping(const Esc *e, const IrBlock *b, uint32_t k, const uint6
         return 0;
     if (in->op == IR_CLOS && in->mark)
         return 0;   /* captured: escapes with the closure (ir_escape) */
-    if (in->op == IR_CALL || in->op == IR_CALLV || in->op == IR_CALLF)
+    if (in->op == IR_CALL || in->op == IR_CALLV || in->op == IR_CALLI || in->op == IR_CALLF)
         return call_escapes(e, in, h);
     FOR_USES(in, l, {
         uint64_t m = held(e, h, l) & ~HEAP;
         switch (in->op) {
-        case IR_MOV: case IR_CAST: case IR_GETF: case IR_LDCAP: case IR_ISA: case IR_REQ: case IR_RNE:
+        case IR_MOV: case IR_CAST: case IR_GETF: case IR_LDCAP: case IR_ISA: case IR_REQ: case IR_RNE: case IR_NCHK:
         case IR_GUARD_CLASS: case IR_GUARD_FN:   /* the slow side's state has none of them */
         case IR_ALEN: case IR_AGETI: case IR_AGETF: case IR_AGETB: case IR_AGETR:
             break;

@@ -2,7 +2,9 @@
  *
  * Input: an IrFunc after ir_cfg (block counts set), and the request's
  * IrOptions.  Output: call insns replaced by the callee's IR, spliced in
- * (see ir.h "Guarded inlining"), one IrDecision per call considered.
+ * (see ir.h "Guarded inlining"), one IrDecision per call considered;
+ * virtual and interface calls left where one method can run become a null
+ * check (NCHK) and a direct CALL.
  * Breaks: succs/preds, RPO, dominators, loops, frequencies (rerun ir_cfg,
  * ir_loops, ir_frequencies).
  *
@@ -15,7 +17,10 @@
  *   (a trivial callee whose one call is a closure call: a generic
  *   adapter) takes no level, neither itself nor for the call in it;
  * - CALL: the callee is the named method (static or non-virtual);
- *   CALLV/CALLI: the site's receiver profile must be covered by at most
+ *   CALLV/CALLI where the module's classes hold one method for the site
+ *   (ir_call_targets: a program is one module, so no class comes later):
+ *   that method, profile or not, with no guard but the receiver's null
+ *   check (NCHK); other CALLV/CALLI: the site's receiver profile must be covered by at most
  *   poly_ways classes — the fewest of the most frequent that together
  *   hold ≥ mono_percent % of the receivers seen, and no `other`
  *   receivers (1 class: monomorphic) — and the callee is what the most
@@ -261,18 +266,16 @@ static uint64_t scale(uint64_t count, uint64_t num, uint64_t den)
 }
 
 /* IR insns a splice adds (callee insns, argument moves and zeroing, the
- * return moves and jumps, the guard and its fallback) minus the call. */
-static uint32_t splice_size(const IrFunc *cf, bool guarded)
+ * return moves and jumps, the guard and its fallback or the null check)
+ * minus the call. */
+static uint32_t splice_size(const IrFunc *cf, uint32_t checks)
 {
     uint32_t n = ir_count_insns(cf) + cf->nlocals + 1;   /* moves/zeros + JMP in */
     for (uint32_t i = 0; i < cf->nblocks; i++) {
         const IrInsn *t = ir_terminator(cf->blocks[i]);
         n += t && t->op == IR_RET;                        /* MOV dst, x */
     }
-    n -= 1;                                               /* the call itself */
-    if (guarded)
-        n += 3;                                           /* GUARD_CLASS, fallback call + JMP */
-    return n;
+    return n - 1 + checks;   /* the call itself; GUARD_CLASS, fallback call + JMP, or NCHK */
 }
 
 /* ---- the worklist: undecided calls, hottest first ------------------------
@@ -473,6 +476,11 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
         AT_CALL(x);
         x->aux = &callee->prof.calls;
     }
+    if (!guard && (call.op == IR_CALLV || call.op == IR_CALLI)) {
+        IrInsn *x = ir_append(f, in, IR_NCHK);   /* the call's null check stays */
+        AT_CALL(x);
+        x->src[0] = call.src[0];
+    }
     for (uint32_t r = 0; r < cf->nlocals; r++) {
         IrInsn *x = ir_append(f, in, r < cf->nparams ? IR_MOV : IR_ZERO);
         AT_CALL(x);
@@ -542,6 +550,50 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
         }
     }
 #undef AT_CALL
+}
+
+/* The one method a virtual or interface call left in f can run (class
+ * hierarchy), or NULL. */
+static VmMethod *only_target(const IrFunc *f, const IrInsn *in)
+{
+    VmMethod *t[2];
+    uint32_t n = 0;
+    if ((in->op != IR_CALLV && in->op != IR_CALLI) || !ir_call_targets(f, in, t, 2, &n) || n != 1)
+        return NULL;
+    return t[0]->code && t[0]->ncode ? t[0] : NULL;
+}
+
+/* Each call left virtual where one method can run becomes a null check of
+ * its receiver and a direct call: no vtable or itable load, and the
+ * callee's own code when it is this method. */
+static void direct_calls(IrFunc *f)
+{
+    for (uint32_t i = 0; i < f->nblocks; i++) {
+        IrBlock *b = f->blocks[i];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < b->ninsns; k++)
+            n += only_target(f, &b->insns[k]) != NULL;
+        if (!n)
+            continue;
+        uint32_t nold = b->ninsns;
+        IrInsn *old = ir_alloc(f, nold * sizeof *old);
+        memcpy(old, b->insns, nold * sizeof *old);
+        b->ninsns = 0;
+        for (uint32_t k = 0; k < nold; k++) {
+            VmMethod *t = only_target(f, &old[k]);
+            if (t) {
+                IrInsn *x = ir_append(f, b, IR_NCHK);
+                x->origin = old[k].origin, x->pc = old[k].pc, x->site = old[k].site, x->depth = old[k].depth;
+                x->src[0] = old[k].src[0];
+            }
+            IrInsn *x = ir_append(f, b, (IrOp)old[k].op);
+            *x = old[k];
+            if (t) {
+                x->op = IR_CALL;
+                x->aux = t;
+            }
+        }
+    }
 }
 
 /* The callee's IR (build + cfg), built once per ir_inline and spliced as
@@ -633,6 +685,12 @@ void ir_inline(IrFunc *f, const IrOptions *o)
                 decide(f, call, s->target, false, "depth limit (max_depth %" PRId64 ")", o->max_depth);
                 continue;
             }
+            VmMethod *only[2];
+            uint32_t nonly = 0;
+            if (!call->cc && ir_call_targets(f, call, only, 2, &nonly) && nonly == 1) {
+                callee = only[0];   /* one method can run here: no guard (splice) */
+                break;
+            }
             guard = guard_class(s, o, call->cc, &way, &share, &left, &more, why, sizeof why);
             if (!guard) {
                 decide(f, call, s->target, false, "%s", why);
@@ -681,7 +739,7 @@ void ir_inline(IrFunc *f, const IrOptions *o)
             decide(f, call, callee, false, "cannot build: %.60s", err.msg);
             continue;
         }
-        uint32_t add = splice_size(cf, guard != NULL);
+        uint32_t add = splice_size(cf, guard ? 3 : call->op != IR_CALL && call->op != IR_CALLF);
         uint64_t floor = growth <= 100 ? 0 : hot ? IR_HOT_BUDGET : IR_MIN_BUDGET;
         uint64_t cap = limit < floor ? floor : limit;
         bool trivial = callee->ncode <= IR_TRIVIAL_SIZE && growth > 100;
@@ -703,12 +761,16 @@ void ir_inline(IrFunc *f, const IrOptions *o)
         else if (guard)
             decide(f, call, callee, true, "monomorphic %s%s%s", ((VmClass *)guard)->name ? ((VmClass *)guard)->name : "?",
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
+        else if (call->op != IR_CALL)
+            decide(f, call, callee, true, "only %s in the class hierarchy%s%s", callee->name ? callee->name : "?",
+                   rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         else
             decide(f, call, callee, true, "%s%s%s", (callee->flags & VM_M_STATIC) ? "static" : "non-virtual",
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         splice(&w, b, idx, cf, gop, guard, inl_count, again);
         size += add;
     }
+    direct_calls(f);
     /* the guarded ways were the inliner's scratch: calls compare equal
      * (ir_same_code) whatever guards led to them */
     for (uint32_t i = 0; i < f->nblocks; i++)

@@ -684,6 +684,7 @@ static bool emit_insn(JitCg *g, const IrInsn *in)
         out_end(g, in);
         return true;
     }
+    case IR_NCHK: check_null(g, in, a); return true;
     case IR_SLEN:
     case IR_ALEN:
         check_null(g, in, a);
@@ -827,6 +828,10 @@ static gcc_jit_block *jump_to(JitCg *g, const IrBlock *b)
     return g->bb[b->id];
 }
 
+/* A class guard whose slow side runs at most 1/GUARD_SKEW as often as its
+ * inlined side is laid out for the inlined side. */
+enum { GUARD_SKEW = 8 };
+
 static bool emit_term(JitCg *g, const IrInsn *in)
 {
     gcc_jit_block *t0 = jump_to(g, in->target[0]);
@@ -851,13 +856,16 @@ static bool emit_term(JitCg *g, const IrInsn *in)
         /* src0 non-null and its class (a closure's lambda) is aux */
         if (!t0 || !t1 || in->src[0] < 0)
             break;
+        bool skew = in->target[1]->count <= in->target[0]->count / GUARD_SKEW;
         gcc_jit_rvalue *o = R(g, in->src[0]);
         gcc_jit_block *nn = blk(g);
-        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_NE, o, null(g)), nn, t1);
+        gcc_jit_rvalue *isnull = cmp(g, GCC_JIT_COMPARISON_EQ, o, null(g));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, skew ? unlikely(g, isnull) : isnull, t1, nn);
         g->cur = nn;
         size_t off = in->op == IR_GUARD_CLASS ? offsetof(VmObject, cls) : offsetof(VmClosure, method);
         gcc_jit_rvalue *what = rv(mem(g, o, off, g->t_vptr));
-        gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, what, ptr(g, in->aux)), t0, t1);
+        gcc_jit_rvalue *miss = cmp(g, GCC_JIT_COMPARISON_NE, what, ptr(g, in->aux));
+        gcc_jit_block_end_with_conditional(g->cur, NULL, skew ? unlikely(g, miss) : miss, t1, t0);
         return true;
     }
     case IR_RET:

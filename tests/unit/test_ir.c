@@ -373,12 +373,18 @@ static char *inline_src(void)
         "class Abs extends Base abstract\n  vtable Abs.get\nend\n"
         "interface Named\n  methods Named.name\nend\n"
         "class Cat implements Named\n  vtable Cat.name\nend\n"
+        "class Dog implements Named\n  vtable Dog.name\nend\n"
+        "interface Solo\n  methods Solo.id\nend\n"
+        "class One implements Solo\n  vtable One.id\nend\n"
         "method Base.get (Base) : int owner Base\n  regs int\n  LDI r1, 1\n  RET r1\nend\n"
         "method A.get (A) : int owner A\n  regs int\n  LDI r1, 2\n  RET r1\nend\n"
         "method B.get (B) : int owner B\n  regs int\n  LDI r1, 3\n  RET r1\nend\n"
         "method Abs.get (Abs) : int owner Abs abstract\n"
         "method Named.name (Named) : int owner Named abstract\n"
         "method Cat.name (Cat) : int owner Cat\n  regs int\n  LDI r1, 7\n  RET r1\nend\n"
+        "method Dog.name (Dog) : int owner Dog\n  regs int\n  LDI r1, 8\n  RET r1\nend\n"
+        "method Solo.id (Solo) : int owner Solo abstract\n"
+        "method One.id (One) : int owner One\n  regs int\n  LDI r1, 9\n  RET r1\nend\n"
         "method add1 (int) : int static\n  ADDK r0, r0, 1\n  RET r0\nend\n"
         "method caller (int) : int static\n  regs int\n"
         "  CALL r1, r0, add1\n"          /* pc 0 */
@@ -399,6 +405,8 @@ static char *inline_src(void)
         "method poly (Base) : int static\n  regs int\n  CALLV r1, r0, Base.get\n  RET r1\nend\n"
         "method absuser (Base) : int static\n  regs int\n  CALLV r1, r0, Base.get\n  RET r1\nend\n"
         "method iface (Named) : int static\n  regs int\n  CALLI r1, r0, Named.name\n  RET r1\nend\n"
+        "method onlycat (Cat) : int static\n  regs int\n  CALLV r1, r0, Cat.name\n  RET r1\nend\n"
+        "method solo (Solo) : int static\n  regs int\n  CALLI r1, r0, Solo.id\n  RET r1\nend\n"
         "method natv (int) : void static\n  CALLN _, r0, println_int\n  RETV\nend\n"
         "method walk (int) : int static\n  regs int\n  JLES r0, 0, done\n  ADDK r1, r0, -1\n"
         "  CALL r1, r1, walk\n"          /* pc 2: recursive, found first */
@@ -723,6 +731,20 @@ TEST(ir_inline_interface_native_abstract)
         CHECK_INT(test_ir_count_op(f, IR_CALLI), 1);
     }
     ir_free(f);
+    /* one method can run (class hierarchy), profile or not: no guard, no
+     * call, the receiver's null check kept */
+    const char *only[2] = {"onlycat", "solo"};
+    for (int k = 0; k < 2; k++) {
+        f = compile(vm, only[k], &o);
+        if (f) {
+            CHECK_DECISION(f, only[k], 0, 0, true, k ? "only One.id in the class hierarchy"
+                                                     : "only Cat.name in the class hierarchy");
+            CHECK_INT(test_ir_count_op(f, IR_GUARD_CLASS), 0);
+            CHECK_INT(test_ir_count_op(f, IR_CALLV) + test_ir_count_op(f, IR_CALLI), 0);
+            CHECK_INT(test_ir_count_op(f, IR_NCHK), 1);
+        }
+        ir_free(f);
+    }
     f = compile(vm, "natv", &o);
     if (f) {
         CHECK_DECISION(f, "natv", 0, 0, false, "native println_int");
