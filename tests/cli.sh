@@ -279,6 +279,16 @@ elif ((BASH_REMATCH[5] + BASH_REMATCH[6] < 1 || (BASH_REMATCH[5] + BASH_REMATCH[
 else
     echo "PASS stats-gc"
 fi
+# gc.min_alloc: the same 64 MB with at least 32 MB between collections
+# takes at most 2 collections (and fewer than without it)
+check gc-min-alloc-run 0 "3999999" -- $T --jit=off -X gc.min_alloc=32M run --stats="$D/s4.json" "$D/alloc.tl"
+few=$(grep -o '"gc":{"collections":[0-9]*' "$D/s4.json" 2>/dev/null | grep -o '[0-9]*$')
+many=$(grep -o '"gc":{"collections":[0-9]*' "$D/s3.json" 2>/dev/null | grep -o '[0-9]*$')
+if [[ -n $few && -n $many ]] && ((few >= 1 && few <= 2 && few < many)); then
+    echo "PASS gc-min-alloc"
+else
+    echo "FAIL gc-min-alloc: ${few:-?} collections with gc.min_alloc=32M, ${many:-?} without"
+fi
 check stats-unwritable 2 "cannot write '/nonexistent-dir/s.json': No such file or directory" -- \
     $T run --stats=/nonexistent-dir/s.json "$D/ok.tla"
 [[ $(head -1 "$D/out") == 42 ]] && echo "PASS stats-unwritable-runs" || echo "FAIL stats-unwritable-runs: $(head -2 "$D/out")"

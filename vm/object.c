@@ -213,6 +213,8 @@ void vm_gc_init(Vm *vm)
          * (or GC_FREE_SPACE_DIVISOR's) */
         if (vm && vm->tun.gc_free_space_divisor > 0)
             GC_set_free_space_divisor((GC_word)vm->tun.gc_free_space_divisor);
+        if (vm && vm->tun.gc_min_alloc > 0)
+            GC_set_min_bytes_allocd((size_t)vm->tun.gc_min_alloc);
         if (vm && vm->tun.gc_initial_heap > 0)
             GC_expand_hp((size_t)vm->tun.gc_initial_heap);
         GC_allow_register_threads();
