@@ -534,3 +534,8 @@ const IrArgEsc *ir_argesc(IrFunc *f, VmMethod *m)
 {
     return summary(f->arena_of ? f->arena_of : f, m, 0);
 }
+
+bool ir_argesc_param(IrFunc *f, VmMethod *const *t, uint32_t n, uint32_t p, int *depth, bool *inv)
+{
+    return param_fate(f->arena_of ? f->arena_of : f, t, n, p, 0, depth, inv);
+}

@@ -356,17 +356,10 @@ static uint64_t call_escapes(const Esc *e, const IrInsn *in, const uint64_t *h)
         uint64_t m = held(e, h, in->src[0] + (int32_t)u) & ~HEAP;
         if (!m)
             continue;
-        int depth = known ? IR_ARGESC_DEPTH : 0;
+        int depth = 0;
         bool inv = false;
-        for (uint32_t i = 0; i < n && known; i++) {
-            const IrArgEsc *a = ir_argesc(e->f, t[i]);
-            if (!a->known || (uint64_t)u >= a->norig) {
-                depth = 0;
-                break;
-            }
-            depth = a->depth[u] < depth ? a->depth[u] : depth;
-            inv |= a->invoked >> u & 1;
-        }
+        if (!known || !ir_argesc_param(e->f, t, n, (uint32_t)u, &depth, &inv))
+            depth = 0, inv = false;
         out |= let_out(e, m, depth, inv, 0);
     }
     return out;

@@ -321,7 +321,10 @@ void ir_inline(IrFunc *f, const IrOptions *o);
 void ir_escape(IrFunc *f);
 /* argesc.c: the summary of m, memoized in f's arena (never NULL) */
 const IrArgEsc *ir_argesc(IrFunc *f, VmMethod *m);
-/* The methods a CALL or CALLV may run (class-hierarchy analysis); false
+/* What an argument passed to param p of any of t[0..n) may meet there: the
+ * least depth and whether a callee calls it.  False: not known. */
+bool ir_argesc_param(IrFunc *f, VmMethod *const *t, uint32_t n, uint32_t p, int *depth, bool *inv);
+/* The methods a CALL, CALLV or CALLI may run (class-hierarchy analysis); false
  * if not known or more than max. */
 bool ir_call_targets(const IrFunc *f, const IrInsn *in, VmMethod **t, uint32_t max, uint32_t *n);
 
