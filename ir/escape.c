@@ -18,8 +18,9 @@
  * replacement can keep its fields in registers.
  *
  * The analysis is flow-sensitive over the reference locals.  Each NEW of
- * a small enough class, each NEWA of a constant length (an LDI earlier in
- * its block) small enough, and each CLOS is a site (at most 63 per
+ * a small enough class, each NEWA of a constant length (an LDI, through
+ * copies, earlier in its block or in the blocks that alone lead to it)
+ * small enough, and each CLOS is a site (at most 63 per
  * function).  A forward dataflow gives, at every point, the sites each
  * local may hold, plus a HEAP bit for anything else (a parameter, a call's
  * result; every loop header adds HEAP to the method's own registers, as
@@ -519,14 +520,29 @@ static void liveness(Esc *e)
     }
 }
 
-/* The constant length of NEWA insn k of b: set by an LDI earlier in b;
- * -1 if not known. */
+/* The constant length of NEWA insn k of b: set by an LDI, through copies,
+ * earlier in b or in the blocks that alone lead to it (an inlined
+ * factory's parameter); -1 if not known. */
+enum { LENGTH_HOPS = 8 };
+
 static int64_t const_length(const IrBlock *b, uint32_t k)
 {
     int32_t l = b->insns[k].src[0];
-    for (uint32_t j = k; l >= 0 && j-- > 0;)
-        if (b->insns[j].dst == l)
-            return b->insns[j].op == IR_LDI ? b->insns[j].imm.i : -1;
+    for (int hops = 0; b && l >= 0 && hops < LENGTH_HOPS; hops++) {
+        for (uint32_t j = k; j-- > 0;) {
+            const IrInsn *in = &b->insns[j];
+            if (in->dst != l)
+                continue;
+            if (in->op == IR_LDI)
+                return in->imm.i;
+            if (in->op != IR_MOV)
+                return -1;
+            l = in->src[0];
+        }
+        /* a block with one predecessor runs only after it */
+        b = b->npreds == 1 ? b->preds[0] : NULL;
+        k = b ? b->ninsns : 0;
+    }
     return -1;
 }
 

@@ -55,10 +55,16 @@ static const char *esc_src =
     "  for i in 0..n { let a = new int[8]; a[3] = i; s += total(a); let b = Bag(); b.add(Vec(i, i)); }\n"
     "  return s;\n"
     "}\n"
+    "fn zeros(k: int): int[] { let z = k; return new int[z]; }\n"   /* a factory: its length comes in */
+    "fn factory(n: int): int {\n"
+    "  var s = 0;\n"
+    "  for i in 0..n { let a = zeros(6); a[1] = i; s += total(a); }\n"
+    "  return s;\n"
+    "}\n"
     "fn main() {\n"
     "  let h = Holder();\n"
     "  var s = 0;\n"
-    "  for k in 0..50 { s += temps(40) + stored(40, h) + made(k).x + chained(40) + passed(40, h) + arrays(40); }\n"
+    "  for k in 0..50 { s += temps(40) + stored(40, h) + made(k).x + chained(40) + passed(40, h) + arrays(40) + factory(40); }\n"
     "  println(s);\n"
     "}\n";
 
@@ -256,6 +262,14 @@ TEST(ir_escape_arrays_and_fields)
         const IrSite *s = site(f, "arrays", 10);
         if (s)
             CHECK_INT(s->stack, 1);
+    }
+    ir_free(f);
+    /* the length reaches the inlined factory's NEWA through its
+     * parameter and a copy, from the caller's block */
+    f = compile(vm, "factory", true, 3);
+    if (f) {
+        CHECK_INT(test_ir_count_op(f, IR_NEWAL), 1);
+        CHECK_INT(test_ir_count_op(f, IR_NEWA), 0);
     }
     ir_free(f);
     test_unload(vm);
