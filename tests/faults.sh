@@ -118,9 +118,11 @@ for tier in jit audit; do
     for sig in TERM INT KILL; do
         name=fault-sig$sig-$tier
         rm -f "$D/sig.json"
-        # job control on, or bash starts the background job with SIGINT ignored
+        # job control on, or bash starts the background job with SIGINT
+        # ignored; env restores SIGINT where the suite itself was started
+        # with it ignored (a background job), which tally rightly keeps
         st=$(bash -c 'set -m
-            $1 run --stats="$2" "$3" >/dev/null 2>&1 </dev/null &
+            env --default-signal=INT $1 run --stats="$2" "$3" >/dev/null 2>&1 </dev/null &
             pid=$!
             for ((k = 0; k < 300; k++)); do [[ -s $2 ]] && break; sleep 0.1; done
             # KILL: after a periodic rewrite or two; TERM, INT: the final
