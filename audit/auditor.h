@@ -138,4 +138,9 @@ AuBakeoff *au_queue_take(AuAuditor *au);
 /* b, READY ahead, passed over: its slot back, no longer ahead. */
 void au_queue_unreserve(AuAuditor *au, AuBakeoff *b);
 
+/* config.c: audit.methods applied: every method but those it names
+ * excluded (none when it is empty); false and a message for a name the
+ * program lacks. */
+bool au_select_methods(AuAuditor *au, const char *list, VmError *err);
+
 #endif

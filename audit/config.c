@@ -4,9 +4,11 @@
  *
  * Input: an AuConfig whose table fields hold checked values (vm_tun_set).
  * Output: the derived fields (test, alpha) filled, or false and a message
- * naming the tunable when two values do not fit together.
+ * naming the tunable when two values do not fit together; audit.methods
+ * checked against the program and turned into the methods audited.
  */
 #include "audit.h"
+#include "auditor.h"
 #include "record.h"
 #include "vm.h"
 
@@ -68,4 +70,44 @@ bool au_config_check(AuConfig *cfg, VmError *err)
     if (cfg->warmup >= cfg->burst)
         cfg->warmup = cfg->burst - 1;
     return true;
+}
+
+/* audit.methods: the methods of mod named in list (comma separated),
+ * each made not excluded in ms when ms is given.  A name the program
+ * lacks is an error: a misspelt one would silently audit nothing. */
+static bool name_methods(const VmModule *mod, const char *list, AuMethodState *ms, VmError *err)
+{
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (uint32_t i = 0; i < mod->nmethods; i++) {
+            const char *name = mod->methods[i].name;
+            if (name && strlen(name) == len && memcmp(name, p, len) == 0) {
+                if (ms)
+                    ms[i].excluded = false;
+                found = true;
+            }
+        }
+        if (!found)
+            return vm_fail(err, "tunable 'audit.methods': the program has no method '%.*s' (names as --stats prints them: Class.method)",
+                           (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
+bool au_check_methods(const VmModule *mod, const char *list, VmError *err)
+{
+    return !list || name_methods(mod, list, NULL, err);
+}
+
+/* Every method but those audit.methods names is excluded (none when it
+ * is empty). */
+bool au_select_methods(AuAuditor *au, const char *list, VmError *err)
+{
+    if (!list || !list[0])
+        return true;
+    for (uint32_t i = 0; i < au->nmethods; i++)
+        au->ms[i].excluded = true;
+    return name_methods(au->vm->module, list, au->ms, err);
 }

@@ -213,46 +213,6 @@ static bool auditable(const AuAuditor *au, const VmMethod *m)
            !au->ms[m->index].excluded;
 }
 
-/* audit.methods: the methods of mod named in list (comma separated),
- * each made not excluded in ms when ms is given.  A name the program
- * lacks is an error: a misspelt one would silently audit nothing. */
-static bool name_methods(const VmModule *mod, const char *list, AuMethodState *ms, VmError *err)
-{
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-        bool found = false;
-        for (uint32_t i = 0; i < mod->nmethods; i++) {
-            const char *name = mod->methods[i].name;
-            if (name && strlen(name) == len && memcmp(name, p, len) == 0) {
-                if (ms)
-                    ms[i].excluded = false;
-                found = true;
-            }
-        }
-        if (!found)
-            return vm_fail(err, "tunable 'audit.methods': the program has no method '%.*s' (names as --stats prints them: Class.method)",
-                           (int)len, p);
-        p += len + (p[len] == ',');
-    }
-    return true;
-}
-
-bool au_check_methods(const VmModule *mod, const char *list, VmError *err)
-{
-    return !list || name_methods(mod, list, NULL, err);
-}
-
-/* Every method but those audit.methods names is excluded (none when it
- * is empty). */
-static bool select_methods(AuAuditor *au, const char *list, VmError *err)
-{
-    if (!list || !list[0])
-        return true;
-    for (uint32_t i = 0; i < au->nmethods; i++)
-        au->ms[i].excluded = true;
-    return name_methods(au->vm->module, list, au->ms, err);
-}
-
 /* Under mu: a new QUEUED record for (m, c). */
 static void enqueue(AuAuditor *au, VmMethod *m, AuClient c)
 {
@@ -1357,7 +1317,7 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, const AuConfig *cfg, VmError 
     bool ok = au->ms && au->an;
     if (!ok)
         vm_fail(err, "audit: out of memory");
-    if (!ok || !select_methods(au, au->cfg.methods, err)) {
+    if (!ok || !au_select_methods(au, au->cfg.methods, err)) {
         au_analysis_free(au->an);
         free(au->ms);
         free(au);

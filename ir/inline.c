@@ -570,10 +570,10 @@ static void direct_calls(IrFunc *f)
 {
     for (uint32_t i = 0; i < f->nblocks; i++) {
         IrBlock *b = f->blocks[i];
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < b->ninsns; k++)
-            n += only_target(f, &b->insns[k]) != NULL;
-        if (!n)
+        bool virt = false;
+        for (uint32_t k = 0; k < b->ninsns && !virt; k++)
+            virt = b->insns[k].op == IR_CALLV || b->insns[k].op == IR_CALLI;
+        if (!virt)
             continue;
         uint32_t nold = b->ninsns;
         IrInsn *old = ir_alloc(f, nold * sizeof *old);
