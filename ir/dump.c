@@ -168,6 +168,15 @@ void ir_dump(const IrFunc *f, const char *pass, FILE *out)
                 s->origin ? s->origin->name : "?", s->pc,
                 s->stack ? "frame" : "heap", s->reason);
     }
+    for (uint32_t i = 0; i < f->ndead; i++) {
+        const IrDead *d = &f->dead[i];
+        fprintf(out, "dead %s %s at %s@%u", d->op == IR_PUTF ? "store" : "allocation", d->what,
+                d->origin ? d->origin->name : "?", d->pc);
+        if (d->op == IR_PUTF)
+            fprintf(out, " (overwritten at %s@%u)\n", d->by_origin ? d->by_origin->name : "?", d->by_pc);
+        else
+            fputs(" (nothing reads it)\n", out);
+    }
     if (f->irreducible)
         fputs("irreducible: a retreating edge that is not a back edge\n", out);
     for (uint32_t i = 0; i < f->nloops; i++) {

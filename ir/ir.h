@@ -10,6 +10,8 @@
  *                     ─inline▶ callees spliced in (IrOptions tunables),
  *                             decisions logged; breaks cfg facts
  *                     ─cfg──▶ (again)
+ *                     ─deadstore▶ field stores overwritten unread, and
+ *                             the allocations only they held, removed
  *                     ─loops▶ natural loops with nesting, frequencies
  *                     ─escape▶ NEW of objects that never leave the call
  *                             → NEWL (a slot in the frame)
@@ -230,6 +232,16 @@ typedef struct IrSite {
     char reason[96];           /* why not, or the slot */
 } IrSite;
 
+/* An insn ir/deadstore.c removed, for the dumps. */
+typedef struct IrDead {
+    uint8_t op;                /* IR_PUTF, IR_NEW or IR_NEWA */
+    const char *what;          /* the field, the class or "array" */
+    VmMethod *origin;          /* its bytecode */
+    uint32_t pc;
+    VmMethod *by_origin;       /* PUTF: the store that overwrote it */
+    uint32_t by_pc;
+} IrDead;
+
 /* Arena chunk (internal). */
 typedef struct IrChunk IrChunk;
 
@@ -260,6 +272,8 @@ struct IrFunc {
     uint32_t nslots;           /* NEWL slots (ir/escape.c) */
     IrSite *sites;             /* ir/escape.c's verdict per NEW site */
     uint32_t nsites;
+    IrDead *dead;              /* ir/deadstore.c's removals */
+    uint32_t ndead, capdead;
     uint32_t ninsns_built;     /* insns after build (the growth baseline) */
     bool irreducible;          /* a retreating edge that is not a back edge */
     bool has_counts;           /* some block count is non-zero */
@@ -317,6 +331,8 @@ void ir_loops(IrFunc *f);
 void ir_frequencies(IrFunc *f);
 /* The inliner; needs ir_cfg facts, leaves them stale (run ir_cfg after). */
 void ir_inline(IrFunc *f, const IrOptions *o);
+/* Overwritten field stores and the allocations only they read; needs preds. */
+void ir_dead_stores(IrFunc *f);
 /* NEW of objects that never leave the call -> NEWL; needs ir_cfg facts. */
 void ir_escape(IrFunc *f);
 /* argesc.c: the summary of m, memoized in f's arena (never NULL) */

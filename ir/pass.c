@@ -41,6 +41,14 @@ static bool pass_inline(IrFunc *f, const IrOptions *o, VmError *err)
     return true;
 }
 
+static bool pass_deadstore(IrFunc *f, const IrOptions *o, VmError *err)
+{
+    (void)err;
+    if (o->dead_stores)
+        ir_dead_stores(f);
+    return true;
+}
+
 static bool pass_loops(IrFunc *f, const IrOptions *o, VmError *err)
 {
     (void)o, (void)err;
@@ -70,6 +78,9 @@ static const IrPass passes[] = {
     {"cfg", pass_cfg,
      "terminators with targets",
      "succs/preds, RPO, idom again"},
+    {"deadstore", pass_deadstore,
+     "preds (a trace follows JMPs to single-predecessor blocks)",
+     "overwritten PUTFs and unread NEW/NEWA removed, f->dead; blocks, edges and locals unchanged"},
     {"loops", pass_loops,
      "cfg facts (idom, RPO, preds)",
      "natural loops with nesting and exits, block->loop, freq"},

@@ -366,3 +366,67 @@ TEST(ir_inline_closure_made_here)
     ir_free(f);
     test_unload(vm);
 }
+
+/* ir/deadstore.c: a default constructor's array replaced at once goes;
+ * a store something may read first, or into an object that may be null,
+ * stays. */
+static const char *dse_src =
+    "class Vec { storage: int[]; n: int; init() { self.storage = new int[50]; } }\n"
+    "class Bag { items: Vec; init() { self.items = Vec(); self.items.storage = new int[10]; } }\n"
+    "fn peek(v: Vec): int { return v.storage.length; }\n"
+    "fn replaced(): int { return Bag().items.storage.length; }\n"
+    "fn readFirst(): int {\n"                        /* read through a copy */
+    "  let v = Vec(); let w = v; let k = w.storage.length; v.storage = new int[3]; return k + v.storage.length;\n"
+    "}\n"
+    "fn callFirst(): int {\n"                        /* a call may read it */
+    "  let v = Vec(); let k = peek(v); v.storage = new int[3]; return k + v.storage.length;\n"
+    "}\n"
+    "fn notNew(v: Vec): int { v.n = 1; v.n = 2; return v.n; }\n"
+    "fn main() {\n"
+    "  var s = 0;\n"
+    "  for k in 0..50 { s += replaced() + readFirst() + callFirst() + notNew(Vec()); }\n"
+    "  println(s);\n"
+    "}\n";
+
+static uint32_t dead_of(const IrFunc *f, uint8_t op)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; f && i < f->ndead; i++)
+        n += f->dead[i].op == op;
+    return n;
+}
+
+TEST(ir_dead_stores_and_allocations)
+{
+    Vm *vm = run_tl(dse_src);
+    IrFunc *f = compile(vm, "replaced", true, 3);
+    if (f) {
+        CHECK_INT(dead_of(f, IR_PUTF), 1);
+        CHECK_INT(dead_of(f, IR_NEWA), 1);
+        CHECK_INT(test_ir_count_op(f, IR_NEWA) + test_ir_count_op(f, IR_NEWAL), 1);
+        CHECK_STR(f->dead[0].what, "storage");
+        CHECK_STR(f->dead[0].origin->name, "Vec.init");
+        CHECK_STR(f->dead[0].by_origin->name, "Bag.init");
+    }
+    ir_free(f);
+    const char *kept[] = {"readFirst", "callFirst", "notNew"};
+    for (int i = 0; i < 3; i++) {
+        f = compile(vm, kept[i], true, 3);
+        if (f)
+            CHECK_INT(f->ndead, 0);
+        ir_free(f);
+    }
+    /* jit.dead_stores=0: both arrays stay */
+    VmMethod *m = test_method(vm, "replaced");
+    IrOptions o;
+    ir_options_default(&o);
+    o.dead_stores = false;
+    VmError err;
+    f = m ? ir_compile(m, &o, NULL, &err) : NULL;
+    if (f) {
+        CHECK_INT(f->ndead, 0);
+        CHECK_INT(test_ir_count_op(f, IR_NEWA) + test_ir_count_op(f, IR_NEWAL), 2);
+    }
+    ir_free(f);
+    test_unload(vm);
+}
