@@ -271,6 +271,38 @@ void jit_cg_emit_clos(JitCg *g, const IrInsn *in)
 
 /* ---- type tests --------------------------------------------------------------- */
 
+enum { IFACE_CLASSES = 4 };   /* compared inline; more: vm_instance_of */
+
+/* The classes of module `mod` whose instances are of interface `iface`,
+ * at most IFACE_CLASSES of them; false if more or not known.  Instances
+ * are of the module's concrete classes, strings, arrays and closures, and
+ * only the first implement interfaces. */
+static bool iface_classes(const VmModule *mod, const VmClass *iface, VmClass **impl, uint32_t *n)
+{
+    *n = 0;
+    if (!mod || !iface)
+        return false;
+    bool ours = false;
+    for (uint32_t i = 0; i < mod->nclasses; i++)
+        ours |= &mod->classes[i] == iface;
+    if (!ours)
+        return false;
+    for (uint32_t i = 0; i < mod->nclasses; i++) {
+        VmClass *c = &mod->classes[i];
+        if (c->rkind != VM_RK_INSTANCE || (c->flags & (VM_C_ABSTRACT | VM_C_INTERFACE)))
+            continue;
+        bool has = false;
+        for (uint32_t k = 0; k < c->nall_ifaces; k++)
+            has |= c->all_ifaces[k] == iface;
+        if (!has)
+            continue;
+        if (*n == IFACE_CLASSES)
+            return false;
+        impl[(*n)++] = c;
+    }
+    return true;
+}
+
 /* dst = (o is of type ty) as long; o non-null is established by the caller's
  * branch.  Class targets inline the display test of the interpreter. */
 void jit_cg_instance_test(JitCg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, const VmType *ty)
@@ -298,6 +330,22 @@ void jit_cg_instance_test(JitCg *g, gcc_jit_lvalue *dst, gcc_jit_rvalue *o, cons
     /* vm_instance_of's other cases that need no search: the checked casts
      * of erased generics (an Object[] element to string, to T[]) are common */
     switch (ty->kind) {
+    case VM_T_IFACE: {
+        /* a program is one module: the classes that can have instances and
+         * implement the interface are all known now (a dictionary's key
+         * cast to CustomHash) */
+        VmClass *impl[IFACE_CLASSES];
+        uint32_t n;
+        if (!iface_classes(g->f->module, ty->cls, impl, &n))
+            break;
+        assign(g, g->tmp_c, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)));
+        gcc_jit_rvalue *e = gcc_jit_context_new_rvalue_from_int(g->c, g->t_bool, 0);
+        for (uint32_t i = 0; i < n; i++)
+            e = gcc_jit_context_new_binary_op(g->c, NULL, GCC_JIT_BINARY_OP_LOGICAL_OR, g->t_bool, e,
+                                              cmp(g, GCC_JIT_COMPARISON_EQ, rv(g->tmp_c), ptr(g, impl[i])));
+        assign(g, dst, to_long(g, e));
+        return;
+    }
     case VM_T_OBJECT:
         assign(g, dst, to_long(g, cmp(g, GCC_JIT_COMPARISON_NE, rv(mem(g, o, offsetof(VmObject, cls), g->t_vptr)),
                                       null(g))));
