@@ -49,7 +49,9 @@ typedef struct Mem {
 
 typedef struct Dse {
     IrFunc *f;
-    int32_t *vn;               /* per local: its value number on the trace */
+    int32_t *vn;               /* per local: its value number on the trace, */
+    uint32_t *seen;            /*   valid when seen[l] is the trace's number */
+    uint32_t trace;
     uint8_t *fresh;            /* per value number: a NEW of this trace */
     int64_t *konst;            /* per value number: LDI's value, or -1 */
     int32_t next;              /* next value number */
@@ -83,6 +85,22 @@ static int32_t fresh_vn(Dse *d)
     d->fresh[v] = 0;
     d->konst[v] = -1;
     return v;
+}
+
+/* A local's value number; one the trace has not met yet is its own. */
+static int32_t vn_of(Dse *d, int32_t l)
+{
+    if (d->seen[l] != d->trace) {
+        d->seen[l] = d->trace;
+        d->vn[l] = fresh_vn(d);
+    }
+    return d->vn[l];
+}
+
+static void set_vn(Dse *d, int32_t l, int32_t v)
+{
+    d->seen[l] = d->trace;
+    d->vn[l] = v;
 }
 
 /* Two value numbers that may be one object. */
@@ -125,18 +143,18 @@ static void insn(Dse *d, IrInsn *in)
     const IrOpInfo *oi = &ir_op_info[in->op];
     switch (in->op) {
     case IR_GETF: {
-        int32_t obj = d->vn[in->src[0]];
+        int32_t obj = vn_of(d, in->src[0]);
         observe(d, obj, in->imm.i);
         int32_t v = mem_find(d, obj, in->imm.i);
         if (v < 0) {
             v = fresh_vn(d);
             mem_put(d, obj, in->imm.i, v);
         }
-        d->vn[in->dst] = v;
+        set_vn(d, in->dst, v);
         return;
     }
     case IR_PUTF: {
-        int32_t obj = d->vn[in->src[0]];
+        int32_t obj = vn_of(d, in->src[0]);
         if (d->fresh[obj]) {
             for (uint32_t i = 0; i < d->npend; i++)
                 if (d->pend[i].obj == obj && d->pend[i].slot == in->imm.i) {
@@ -148,22 +166,22 @@ static void insn(Dse *d, IrInsn *in)
             if (d->npend < MAX_PENDING)
                 d->pend[d->npend++] = (Pending){in, obj, in->imm.i};
         }
-        mem_put(d, obj, in->imm.i, d->vn[in->src[1]]);
+        mem_put(d, obj, in->imm.i, vn_of(d, in->src[1]));
         return;
     }
     case IR_MOV:
-        d->vn[in->dst] = d->vn[in->src[0]];
+        set_vn(d, in->dst, vn_of(d, in->src[0]));
         return;
     case IR_NEW:
-        d->vn[in->dst] = fresh_vn(d);
+        set_vn(d, in->dst, fresh_vn(d));
         d->fresh[d->vn[in->dst]] = 1;
         return;
     case IR_LDI:
-        d->vn[in->dst] = fresh_vn(d);
+        set_vn(d, in->dst, fresh_vn(d));
         d->konst[d->vn[in->dst]] = in->imm.i >= 0 ? in->imm.i : -1;
         return;
     case IR_NEWA:
-        in->mark = d->konst[d->vn[in->src[0]]] >= 0 ? 2 : 0;   /* cannot raise */
+        in->mark = d->konst[vn_of(d, in->src[0])] >= 0 ? 2 : 0;   /* cannot raise */
         break;
     default:
         break;
@@ -171,7 +189,7 @@ static void insn(Dse *d, IrInsn *in)
     if (oi->flags & IR_OPF_CALL)   /* a trace's end (RET, BR, ...) is its head's reset */
         d->npend = d->nmem = 0;
     if (oi->ndst && in->dst >= 0)
-        d->vn[in->dst] = fresh_vn(d);
+        set_vn(d, in->dst, fresh_vn(d));
 }
 
 /* A trace's next block: the JMP target that has b as its only predecessor. */
@@ -202,6 +220,7 @@ void ir_dead_stores(IrFunc *f)
     uint32_t total = ir_count_insns(f);
     Dse d = {.f = f};
     d.vn = ir_alloc(f, f->nlocals * sizeof *d.vn);
+    d.seen = ir_alloc(f, f->nlocals * sizeof *d.seen);
     d.fresh = ir_alloc(f, ((size_t)f->nlocals + total) * sizeof *d.fresh);
     d.konst = ir_alloc(f, ((size_t)f->nlocals + total) * sizeof *d.konst);
     for (uint32_t i = 0; i < f->nblocks; i++) {
@@ -216,9 +235,8 @@ void ir_dead_stores(IrFunc *f)
     for (uint32_t i = 0; i < f->nblocks; i++) {
         if (f->blocks[i]->mark)
             continue;
+        d.trace++;   /* every local its own value again */
         d.next = 0;
-        for (uint32_t l = 0; l < f->nlocals; l++)   /* each local its own value */
-            d.vn[l] = fresh_vn(&d);
         d.npend = d.nmem = 0;
         for (IrBlock *b = f->blocks[i]; b; b = trace_next(b))
             for (uint32_t k = 0; k < b->ninsns; k++)
