@@ -1003,8 +1003,9 @@ elif ((both)); then
 else
     echo "FAIL loops-beside-both-decide (3 runs): $(excerpt "$D/out")"
 fi
-# method timings said so: the reason is in the statistics
-"${LOOPY_RUN[@]}" -X audit.timing=method --stats="$D/loops.json" run $LOOPY 300 10 >/dev/null 2>&1 </dev/null
+# method timings said so: the reason is in the statistics (2000 calls: the
+# run must outlast the variants' compile, up to 200 ms on a slow host)
+"${LOOPY_RUN[@]}" -X audit.timing=method --stats="$D/loops.json" run $LOOPY 2000 10 >/dev/null 2>&1 </dev/null
 check loops-method-reason 0 '"timing":"method","timing_reason":"audit.timing=method"' -- cat "$D/loops.json"
 check audit-timing-bad 2 "tunable 'audit.timing' expects \"auto\", \"method\", \"markers\" or \"naive\", got 'loops'" -- \
     $T --audit=aa -X audit.timing=loops run "$D/ok.tla"
