@@ -172,6 +172,12 @@ log_lines log-jit-injected '^\[[0-9.]+ms\] jit: failed #1 main: injected failure
 log_lines log-jit-optset '^\[[0-9.]+ms\] jit: compiled #1 main optset=O3 ' \
     -- $T --log=jit --jit=eager -X jit.optset=O3 run "$D/jitloop.tl"
 check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
+# a frame array (52 ints, kept in the frame by escape analysis) is cleared
+# by vector stores, not `rep stos` (jit/options.c: -mmemset-strategy);
+# a raw option set can still ask for the string instruction
+printf 'fn work(n: int): int {\n    var s = 0;\n    for i in 0..n {\n        let a = new int[52];\n        a[i %% 52] = i;\n        s += a[(i * 7) %% 52];\n    }\n    return s;\n}\nfn main() { println(work(1000)); }\n' >"$D/framearr.tl"
+check jit-frame-array-vector-clear 0 "19266 rep=0" -- sh -c "echo \$($T --jit=eager -X jit.dump=asm run $D/framearr.tl 2>$D/framearr.asm) rep=\$(grep -c 'rep stos' $D/framearr.asm)"
+check jit-frame-array-rep-override 0 "rep stos" -- sh -c "$T --jit=eager -X 'jit.optset=-O2 -mmemset-strategy=rep_8byte:-1:noalign' -X jit.dump=asm run $D/framearr.tl 2>&1 | grep -o 'rep stos' | head -1"
 # a method entered once when it got hot gets OSR code only; its ordinary
 # entry is requested when a later call comes back through that OSR code
 # (its back edges use up the countdown, so the call itself may not ask)
