@@ -63,13 +63,7 @@ typedef struct Dse {
 
 static void log_dead(IrFunc *f, const IrInsn *in, const IrInsn *by)
 {
-    if (f->ndead == f->capdead) {
-        uint32_t cap = f->capdead ? 2 * f->capdead : 8;
-        IrDead *d = ir_alloc(f, cap * sizeof *d);
-        if (f->ndead)
-            memcpy(d, f->dead, f->ndead * sizeof *d);
-        f->dead = d, f->capdead = cap;
-    }
+    f->dead = ir_grow(f, f->dead, f->ndead, &f->capdead, sizeof *f->dead);
     IrDead *d = &f->dead[f->ndead++];
     *d = (IrDead){.op = in->op, .origin = in->origin, .pc = in->pc,
                   .by_origin = by ? by->origin : NULL, .by_pc = by ? by->pc : 0};

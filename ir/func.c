@@ -64,8 +64,7 @@ void *ir_alloc(IrFunc *f, size_t size)
     return p;
 }
 
-/* Makes room for one more element of an arena array. */
-static void *grow(IrFunc *f, void *arr, uint32_t n, uint32_t *cap, size_t elem)
+void *ir_grow(IrFunc *f, void *arr, uint32_t n, uint32_t *cap, size_t elem)
 {
     if (n < *cap)
         return arr;
@@ -103,7 +102,7 @@ IrBlock *ir_block_new(IrFunc *f, VmMethod *origin, uint32_t pc)
     IrBlock *b = ir_alloc(f, sizeof *b);
     b->origin = origin;
     b->pc = pc;
-    f->blocks = grow(f, f->blocks, f->nblocks, &f->capblocks, sizeof *f->blocks);
+    f->blocks = ir_grow(f, f->blocks, f->nblocks, &f->capblocks, sizeof *f->blocks);
     b->id = f->nblocks;
     f->blocks[f->nblocks++] = b;
     return b;
@@ -111,7 +110,7 @@ IrBlock *ir_block_new(IrFunc *f, VmMethod *origin, uint32_t pc)
 
 IrInsn *ir_append(IrFunc *f, IrBlock *b, IrOp op)
 {
-    b->insns = grow(f, b->insns, b->ninsns, &b->capinsns, sizeof *b->insns);
+    b->insns = ir_grow(f, b->insns, b->ninsns, &b->capinsns, sizeof *b->insns);
     IrInsn *in = &b->insns[b->ninsns++];
     memset(in, 0, sizeof *in);
     in->op = op;
@@ -124,7 +123,7 @@ IrInsn *ir_append(IrFunc *f, IrBlock *b, IrOp op)
 
 uint32_t ir_local_new(IrFunc *f, VmType *type, VmMethod *origin, uint32_t reg)
 {
-    f->locals = grow(f, f->locals, f->nlocals, &f->caplocals, sizeof *f->locals);
+    f->locals = ir_grow(f, f->locals, f->nlocals, &f->caplocals, sizeof *f->locals);
     f->locals[f->nlocals] = (IrLocal){.type = type, .origin = origin, .reg = reg};
     return f->nlocals++;
 }
@@ -133,7 +132,7 @@ uint32_t ir_local_new(IrFunc *f, VmType *type, VmMethod *origin, uint32_t reg)
 void ir_add_pred(IrFunc *f, IrBlock *b, IrBlock *p);
 void ir_add_pred(IrFunc *f, IrBlock *b, IrBlock *p)
 {
-    b->preds = grow(f, b->preds, b->npreds, &b->cappreds, sizeof *b->preds);
+    b->preds = ir_grow(f, b->preds, b->npreds, &b->cappreds, sizeof *b->preds);
     b->preds[b->npreds++] = p;
 }
 

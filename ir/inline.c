@@ -67,14 +67,7 @@ static void decide(IrFunc *f, const IrInsn *call, VmMethod *callee, bool yes, co
 
 static void decide(IrFunc *f, const IrInsn *call, VmMethod *callee, bool yes, const char *fmt, ...)
 {
-    if (f->ndecisions == f->capdecisions) {
-        uint32_t nc = f->capdecisions ? f->capdecisions * 2 : 8;
-        IrDecision *d = ir_alloc(f, nc * sizeof *d);
-        if (f->decisions)
-            memcpy(d, f->decisions, f->ndecisions * sizeof *d);
-        f->decisions = d;
-        f->capdecisions = nc;
-    }
+    f->decisions = ir_grow(f, f->decisions, f->ndecisions, &f->capdecisions, sizeof *f->decisions);
     IrDecision *d = &f->decisions[f->ndecisions++];
     d->caller = call->origin;
     d->callee = callee;
@@ -310,14 +303,7 @@ static bool before_in(const Cand *a, const Cand *b)
 
 static void push_entry(Work *w, IrBlock *b, uint32_t idx, uint32_t serial, bool late)
 {
-    if (w->n == w->cap) {
-        uint32_t nc = w->cap ? w->cap * 2 : 64;
-        Cand *h = ir_alloc(w->f, nc * sizeof *h);
-        if (w->heap)
-            memcpy(h, w->heap, w->n * sizeof *h);
-        w->heap = h;
-        w->cap = nc;
-    }
+    w->heap = ir_grow(w->f, w->heap, w->n, &w->cap, sizeof *w->heap);
     uint32_t i = w->n++;
     w->heap[i] = (Cand){.count = b->count, .serial = serial, .idx = idx, .b = b, .late = late};
     while (i && before_in(&w->heap[i], &w->heap[(i - 1) / 2])) {
@@ -424,14 +410,7 @@ static void splice(Work *w, IrBlock *b, uint32_t idx, IrFunc *cf, IrOp gop, void
     *site = (IrInline){.callee = callee, .caller = call.origin, .call_pc = call.pc,
                        .parent = call.site, .depth = nesting, .first_local = f->nlocals,
                        .guard = gop == IR_GUARD_CLASS ? guard : NULL};
-    if (f->ninlines == f->capinlines) {
-        uint32_t nc = f->capinlines ? f->capinlines * 2 : 8;
-        IrInline **a = ir_alloc(f, nc * sizeof *a);
-        if (f->inlines)
-            memcpy(a, f->inlines, f->ninlines * sizeof *a);
-        f->inlines = a;
-        f->capinlines = nc;
-    }
+    f->inlines = ir_grow(f, f->inlines, f->ninlines, &f->capinlines, sizeof *f->inlines);
     f->inlines[f->ninlines++] = site;
     int32_t base = (int32_t)f->nlocals;
     for (uint32_t r = 0; r < cf->nlocals; r++)
@@ -610,14 +589,7 @@ static IrFunc *callee_ir(Work *w, VmMethod *callee, VmError *err)
     cf->method = callee;
     cf->module = callee->module;
     cf->arena_of = w->f;
-    if (w->nbuilt == w->capbuilt) {
-        uint32_t nc = w->capbuilt ? w->capbuilt * 2 : 8;
-        IrFunc **a = ir_alloc(w->f, nc * sizeof *a);
-        if (w->built)
-            memcpy(a, w->built, w->nbuilt * sizeof *a);
-        w->built = a;
-        w->capbuilt = nc;
-    }
+    w->built = ir_grow(w->f, w->built, w->nbuilt, &w->capbuilt, sizeof *w->built);
     w->built[w->nbuilt++] = cf;
     if (!ir_build(cf, err)) {
         cf->nblocks = 0;   /* remembered as unbuildable */

@@ -291,6 +291,9 @@ IrFunc *ir_func_new(VmMethod *m);
 void ir_free(IrFunc *f);
 /* Zeroed memory from f's arena (longjmps to f->oom when out of memory). */
 void *ir_alloc(IrFunc *f, size_t size);
+/* arr (n used of *cap elements of elem bytes, in f's arena) with room for
+ * one more: itself, or a copy twice as large (*cap updated) */
+void *ir_grow(IrFunc *f, void *arr, uint32_t n, uint32_t *cap, size_t elem);
 IrBlock *ir_block_new(IrFunc *f, VmMethod *origin, uint32_t pc);
 IrInsn *ir_append(IrFunc *f, IrBlock *b, IrOp op);   /* dst/src = IR_NONE */
 uint32_t ir_local_new(IrFunc *f, VmType *type, VmMethod *origin, uint32_t reg);
