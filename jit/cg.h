@@ -22,7 +22,7 @@ typedef struct JitCg {
     VmError *err;
     bool failed;
     gcc_jit_function *fn;
-    gcc_jit_type *t_int, *t_void, *t_long, *t_ulong, *t_double, *t_vptr, *t_uchar, *t_uint, *t_bool, *t_charp;
+    gcc_jit_type *t_int, *t_void, *t_long, *t_len, *t_ulong, *t_double, *t_vptr, *t_uchar, *t_uint, *t_bool, *t_charp;
     gcc_jit_type *t_value, *t_valuep, *t_entry;
     gcc_jit_field *fld_i, *fld_f, *fld_p;
     gcc_jit_rvalue *thread, *args;
@@ -95,6 +95,14 @@ static inline gcc_jit_lvalue *mem(JitCg *g, gcc_jit_rvalue *p, size_t off, gcc_j
 {
     gcc_jit_rvalue *a = off ? ptr_add(g, p, lng(g, (int64_t)off)) : p;
     return gcc_jit_rvalue_dereference(cast(g, a, gcc_jit_type_get_pointer(ty)), NULL);
+}
+
+/* The length of the array or string at p (its field at off), as a long:
+ * read as long long (t_len), the type every length is written with in
+ * compiled code. */
+static inline gcc_jit_rvalue *jit_cg_len(JitCg *g, gcc_jit_rvalue *p, size_t off)
+{
+    return cast(g, rv(mem(g, p, off, g->t_len)), g->t_long);
 }
 
 /* ((ty *)((char *)p + off))[idx] */

@@ -688,12 +688,11 @@ static bool emit_insn(JitCg *g, const IrInsn *in)
     case IR_SLEN:
     case IR_ALEN:
         check_null(g, in, a);
-        assign(g, D, rv(mem(g, a, in->op == IR_SLEN ? offsetof(VmString, length) : offsetof(VmArray, length),
-                            g->t_long)));
+        assign(g, D, jit_cg_len(g, a, in->op == IR_SLEN ? offsetof(VmString, length) : offsetof(VmArray, length)));
         return true;
     case IR_SGET:
         check_null(g, in, a);
-        check_index(g, in, b, rv(mem(g, a, offsetof(VmString, length), g->t_long)));
+        check_index(g, in, b, jit_cg_len(g, a, offsetof(VmString, length)));
         assign(g, D, cast(g, rv(elem(g, a, offsetof(VmString, bytes), g->t_uchar, b)), g->t_long));
         return true;
 
@@ -717,7 +716,7 @@ static bool emit_insn(JitCg *g, const IrInsn *in)
     case IR_AGETB:
     case IR_AGETR: {
         check_null(g, in, a);
-        check_index(g, in, b, rv(mem(g, a, offsetof(VmArray, length), g->t_long)));
+        check_index(g, in, b, jit_cg_len(g, a, offsetof(VmArray, length)));
         gcc_jit_type *et = in->op == IR_AGETI ? g->t_long : in->op == IR_AGETF ? g->t_double
                          : in->op == IR_AGETB ? g->t_uchar : g->t_vptr;
         gcc_jit_rvalue *v = rv(elem(g, a, offsetof(VmArray, data), et, b));
@@ -729,7 +728,7 @@ static bool emit_insn(JitCg *g, const IrInsn *in)
     case IR_APUTB:
     case IR_APUTR: {
         check_null(g, in, a);
-        check_index(g, in, b, rv(mem(g, a, offsetof(VmArray, length), g->t_long)));
+        check_index(g, in, b, jit_cg_len(g, a, offsetof(VmArray, length)));
         gcc_jit_type *et = in->op == IR_APUTI ? g->t_long : in->op == IR_APUTF ? g->t_double
                          : in->op == IR_APUTB ? g->t_uchar : g->t_vptr;
         assign(g, elem(g, a, offsetof(VmArray, data), et, b), in->op == IR_APUTB ? cast(g, x, g->t_uchar) : x);
@@ -892,6 +891,11 @@ static void types(JitCg *g)
     gcc_jit_context *c = g->c;
     g->t_void = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID);
     g->t_long = gcc_jit_context_get_type(c, GCC_JIT_TYPE_LONG);
+    /* array and string lengths: long long, a type of its own to gcc's
+     * alias analysis, so that no store of an int element or field (long)
+     * can change a length as far as gcc knows, and a loop's length stays
+     * in a register with the bounds checks it proves (jit_cg_len) */
+    g->t_len = gcc_jit_context_get_type(c, GCC_JIT_TYPE_LONG_LONG);
     g->t_ulong = gcc_jit_context_get_type(c, GCC_JIT_TYPE_UNSIGNED_LONG);
     g->t_double = gcc_jit_context_get_type(c, GCC_JIT_TYPE_DOUBLE);
     g->t_vptr = gcc_jit_context_get_type(c, GCC_JIT_TYPE_VOID_PTR);

@@ -186,7 +186,7 @@ void jit_cg_emit_newal(JitCg *g, const IrInsn *in)
     if (!o)
         return;
     assign(g, mem(g, o, offsetof(VmArray, cls), g->t_vptr), ptr(g, vm_array_class(ty)));
-    assign(g, mem(g, o, offsetof(VmArray, length), g->t_long), lng(g, in->imm.i));
+    assign(g, mem(g, o, offsetof(VmArray, length), g->t_len), gcc_jit_context_new_rvalue_from_long(g->c, g->t_len, in->imm.i));
     assign(g, g->loc[in->dst], o);
 }
 
@@ -245,7 +245,7 @@ void jit_cg_emit_newa(JitCg *g, const IrInsn *in)
                               gcc_jit_context_new_rvalue_from_long(g->c, g->t_ulong, VM_GC_GRANULE));
     alloc_pop(g, o, idx, slow, false);
     assign(g, mem(g, rv(o), offsetof(VmArray, cls), g->t_vptr), ptr(g, vm_array_class(ty)));
-    assign(g, mem(g, rv(o), offsetof(VmArray, length), g->t_long), rv(n));
+    assign(g, mem(g, rv(o), offsetof(VmArray, length), g->t_len), cast(g, rv(n), g->t_len));
     alloc_join(g, in, o, slow, slow_newa);
 }
 
@@ -409,8 +409,8 @@ void jit_cg_emit_seq(JitCg *g, const IrInsn *in)
                                             cmp(g, GCC_JIT_COMPARISON_EQ, rv(x), null(g)),
                                             cmp(g, GCC_JIT_COMPARISON_EQ, rv(y), null(g))),
               r, 0, done);
-    assign(g, len, rv(mem(g, rv(x), offsetof(VmString, length), g->t_long)));
-    settle_if(g, cmp(g, GCC_JIT_COMPARISON_NE, rv(len), rv(mem(g, rv(y), offsetof(VmString, length), g->t_long))), r,
+    assign(g, len, jit_cg_len(g, rv(x), offsetof(VmString, length)));
+    settle_if(g, cmp(g, GCC_JIT_COMPARISON_NE, rv(len), jit_cg_len(g, rv(y), offsetof(VmString, length))), r,
               0, done);
     gcc_jit_block *one = blk(g), *other = blk(g);
     gcc_jit_block_end_with_conditional(g->cur, NULL, cmp(g, GCC_JIT_COMPARISON_EQ, rv(len), lng(g, 1)), one, other);
