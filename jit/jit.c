@@ -49,6 +49,8 @@
  *   [40.002ms] jit: failed #12 Foo.bar: <reason>
  *   [40.003ms] jit: deferred #12 main: entered once; ...   (after OSR-only
  *              code: the ordinary entry waits for a second call)
+ *   [40.004ms] jit: hastened Plan.execute: makes hot Plan.execute$lambda1
+ *              (the maker gets hot at its next call or back edge)
  *   [99.000ms] jit: dropped #13 Foo.baz: shutdown
  *   [99.100ms] jit: summary queued=2 compiled=1 failed=0 dropped=1 units=1
  *              osr_compiled=1 osr_entries=1   (one line; entries = transfers)
@@ -457,11 +459,57 @@ static void compile_now(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
     jit_compile_and_install(jit, &rq);
 }
 
+/* The one method making each lambda's closures (CLOS c), by method index;
+ * NULL when out of memory (no method is then hastened). */
+static uint32_t *find_makers(const VmModule *mod)
+{
+    uint32_t n = mod->nmethods;
+    uint32_t *mk = malloc((n ? n : 1) * sizeof *mk);
+    if (!mk)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++)
+        mk[i] = JIT_NO_MAKER - 1;   /* none seen yet */
+    for (uint32_t i = 0; i < n; i++) {
+        const VmMethod *m = &mod->methods[i];
+        for (uint32_t pc = 0; m->code && pc < m->ncode; pc++) {
+            uint32_t c = (uint32_t)m->code[pc].c;
+            if (m->code[pc].op != VM_OP_CLOS || c >= n)
+                continue;
+            mk[c] = mk[c] == JIT_NO_MAKER - 1 || mk[c] == i ? i : JIT_NO_MAKER;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (mk[i] == JIT_NO_MAKER - 1)
+            mk[i] = JIT_NO_MAKER;
+    return mk;
+}
+
+/* A lambda got hot: compiled library code (Vector.forEach) calls it in a
+ * loop and cannot inline it, while the method making its closures, which
+ * inlines both once compiled, runs once per loop and gets hot by its own
+ * count much later (Havlak's initAllNodes at its 1000th call, iteration
+ * 20).  The maker is made hot at its next call or back edge instead: the
+ * tiers' usual rules then decide what to compile. */
+static void hasten_maker(Jit *jit, const VmMethod *lam)
+{
+    if (!(lam->flags & VM_M_LAMBDA) || !jit->maker || lam->index >= jit->nmethods)
+        return;
+    uint32_t k = jit->maker[lam->index];
+    if (k >= jit->nmethods)
+        return;
+    VmMethod *mk = &jit->vm->module->methods[k];
+    if (!compilable(jit, mk) || mk->prof.hot || mk->prof.hot_countdown <= 1)
+        return;
+    mk->prof.hot_countdown = 1;   /* as --jit=eager does: the program's thread alone counts it */
+    jit_log(jit, "hastened %s: makes hot %s", mk->name, lam->name);
+}
+
 static void hot_hook(Vm *vm, VmMethod *m, const VmInsn *osr_pc)
 {
     Jit *jit = vm->hooks.ctx;
     if (!jit || !m || !compilable(jit, m))
         return;
+    hasten_maker(jit, m);
     if (jit->mode == JIT_ON) {
         if (osr_pc && too_early(jit, m))
             return;
@@ -584,6 +632,7 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
     jit->nmethods = mod->nmethods;
     jit->state = calloc(mod->nmethods ? mod->nmethods : 1, 1);
     jit->osr = calloc(mod->nmethods ? mod->nmethods : 1, sizeof *jit->osr);
+    jit->maker = find_makers(mod);
     int64_t batch = jit->tun.batch;
     jit->batch = batch < 1 ? 1 : batch > JIT_BATCH_MAX ? JIT_BATCH_MAX : (size_t)batch;
     jit->batch_bytecode = jit->tun.batch_bytecode > 0 ? (uint64_t)jit->tun.batch_bytecode : UINT64_MAX;
@@ -649,6 +698,7 @@ void jit_free(Jit *jit)
     free(jit->heap);
     free(jit->state);
     free(jit->osr);
+    free(jit->maker);
     free(jit->units);  /* the units themselves stay loaded */
     free(jit);
 }

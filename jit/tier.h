@@ -64,6 +64,8 @@ typedef struct JitOsrState {
     uint16_t misses;         /* polls at another header since OSR code was installed */
 } JitOsrState;
 
+#define JIT_NO_MAKER UINT32_MAX
+
 struct Jit {
     Vm *vm;
     JitMode mode;
@@ -77,6 +79,9 @@ struct Jit {
     uint32_t nmethods;
     uint8_t *state;          /* per method index: JIT_M_* */
     JitOsrState *osr;        /* per method index */
+    uint32_t *maker;         /* per method index: for a lambda, the one method
+                                whose code makes its closures (CLOS);
+                                JIT_NO_MAKER: none, or several */
     size_t batch;            /* most requests per unit (jit.batch, 1..JIT_BATCH_MAX) */
     uint64_t batch_bytecode; /* and their most bytecode (jit.batch_bytecode; 0 -> no limit) */
     unsigned gather_us;      /* jit.gather_us: see compile_thread */

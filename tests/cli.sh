@@ -152,7 +152,7 @@ log_lines() {  # log_lines NAME REGEX -- command...: some stderr line matches, n
         echo "FAIL $name: status $st, stdout '$(head -c 100 "$D/out")': $(head -2 "$D/err")"
     elif ! grep -qE "$re" "$D/err"; then
         echo "FAIL $name: no line matches '$re': $(head -3 "$D/err")"
-    elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] jit: (queued|compiled|failed|dropped|deferred|summary) ' "$D/err"; then
+    elif grep -vqE '^\[[0-9]+\.[0-9]{3}ms\] jit: (queued|compiled|failed|dropped|deferred|hastened|summary) ' "$D/err"; then
         echo "FAIL $name: malformed line: $(grep -vE '^\[[0-9]+\.[0-9]{3}ms\] jit: ' "$D/err" | head -2)"
     else
         echo "PASS $name"
@@ -178,6 +178,21 @@ check log-jit-quiet 0 "" -- $T --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.
 printf 'fn work(n: int): int {\n    var s = 0;\n    for i in 0..n {\n        let a = new int[52];\n        a[i %% 52] = i;\n        s += a[(i * 7) %% 52];\n    }\n    return s;\n}\nfn main() { println(work(1000)); }\n' >"$D/framearr.tl"
 check jit-frame-array-vector-clear 0 "19266 rep=0" -- sh -c "echo \$($T --jit=eager -X jit.dump=asm run $D/framearr.tl 2>$D/framearr.asm) rep=\$(grep -c 'rep stos' $D/framearr.asm)"
 check jit-frame-array-rep-override 0 "rep stos" -- sh -c "$T --jit=eager -X 'jit.optset=-O2 -mmemset-strategy=rep_8byte:-1:noalign' -X jit.dump=asm run $D/framearr.tl 2>&1 | grep -o 'rep stos' | head -1"
+# a hot lambda hastens the method making its closures: sum runs 4 times
+# (never hot by its own count) but its lambda 12000 times in Bag.forEach,
+# which cannot inline it; sum, compiled at its next call, inlines both
+printf 'class Acc { total: int; }\nclass Bag {\n    items: int[];\n    fn forEach(f: fn(int)) {\n        for i in 0..self.items.length { f(self.items[i]); }\n    }\n}\nfn sum(b: Bag): int {\n    let acc = Acc();\n    b.forEach(fn(x: int) { acc.total += x; });\n    return acc.total;\n}\nfn fill(b: Bag) {\n    b.items = new int[3000];\n    for i in 0..3000 { b.items[i] = i; }\n}\nfn main() {\n    let b = Bag();\n    fill(b);\n    var t = 0;\n    for r in 0..4 { t += sum(b); }\n    println(t);\n}\n' >"$D/maker.tl"
+$T --jit=sync --log=jit run "$D/maker.tl" >"$D/out" 2>"$D/err"
+st=$?
+if [[ $st -ne 0 || $(cat "$D/out") != 17994000 ]]; then
+    echo "FAIL jit-hasten-maker: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
+elif ! grep -qE '^\[[0-9.]+ms\] jit: hastened sum: makes hot sum\$lambda1$' "$D/err"; then
+    echo "FAIL jit-hasten-maker: no hastened line: $(grep -v queued "$D/err" | head -4)"
+elif ! sed -n '/ jit: hastened sum: /,$p' "$D/err" | grep -qE ' jit: compiled #[0-9]+ sum optset='; then
+    echo "FAIL jit-hasten-maker: sum was not compiled after: $(grep -v queued "$D/err" | head -5)"
+else
+    echo "PASS jit-hasten-maker"
+fi
 # a method entered once when it got hot gets OSR code only; its ordinary
 # entry is requested when a later call comes back through that OSR code
 # (its back edges use up the countdown, so the call itself may not ask)
@@ -968,14 +983,14 @@ for jit in on off; do
     fi
 done
 
-# loop timings (code markers): `kernel` runs 60 times, its time all in its
+# loop timings (code markers): `kernel` runs 240 times, its time all in its
 # loop; with markers its -O0/-O2 bakeoff decides -O2, with method
 # timings it never gets a timed call to decide on
 LOOPY=tests/fixtures/loops/rare-loop.tl
 LOOPY_RUN=($T --audit=custom -X 'audit.custom=-O0;-O2' -X audit.hot_threshold=20 --log=audit)
 check_timed loops-markers-decide 0 "audit: decided #1 kernel client=custom outcome=winner winner=-O2" -- \
-    "${LOOPY_RUN[@]}" -X audit.timing=markers run $LOOPY 60 200
-"${LOOPY_RUN[@]}" -X audit.timing=method run $LOOPY 60 200 >"$D/out" 2>&1 </dev/null
+    "${LOOPY_RUN[@]}" -X audit.timing=markers run $LOOPY 240 200
+"${LOOPY_RUN[@]}" -X audit.timing=method run $LOOPY 240 200 >"$D/out" 2>&1 </dev/null
 if grep -q 'audit: queued #1 kernel' "$D/out" && ! grep -q 'audit: decided' "$D/out"; then
     echo "PASS loops-method-undecided"
 else
