@@ -188,6 +188,7 @@ void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m)
     rq->optset = jit->optset;
     rq->priority = rq->seen = hotness(m);
     rq->t_queued = rq->t_seen = jit_now();
+    rq->lam_seen = jit_lambda_calls(jit, m);
 }
 
 static void keep_unit(Jit *jit, void *unit)
@@ -459,14 +460,18 @@ static void compile_now(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
     jit_compile_and_install(jit, &rq);
 }
 
-/* The one method making each lambda's closures (CLOS c), by method index;
- * NULL when out of memory (no method is then hastened). */
-static uint32_t *find_makers(const VmModule *mod)
+/* jit->maker, the one method making each lambda's closures (CLOS c), and
+ * jit->made, its inverse; both NULL when out of memory (no method is then
+ * hastened or credited with its lambdas' calls). */
+static void find_makers(Jit *jit, const VmModule *mod)
 {
     uint32_t n = mod->nmethods;
-    uint32_t *mk = malloc((n ? n : 1) * sizeof *mk);
-    if (!mk)
-        return NULL;
+    uint32_t *mk = malloc((n ? n : 1) * sizeof *mk), *made = malloc((n ? 2 * (size_t)n : 1) * sizeof *made);
+    if (!mk || !made) {
+        free(mk);
+        free(made);
+        return;
+    }
     for (uint32_t i = 0; i < n; i++)
         mk[i] = JIT_NO_MAKER - 1;   /* none seen yet */
     for (uint32_t i = 0; i < n; i++) {
@@ -478,10 +483,29 @@ static uint32_t *find_makers(const VmModule *mod)
             mk[c] = mk[c] == JIT_NO_MAKER - 1 || mk[c] == i ? i : JIT_NO_MAKER;
         }
     }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < 2 * n; i++)
+        made[i] = JIT_NO_MAKER;
+    for (uint32_t i = 0; i < n; i++) {
         if (mk[i] == JIT_NO_MAKER - 1)
             mk[i] = JIT_NO_MAKER;
-    return mk;
+        if (mk[i] < n) {
+            made[n + i] = made[mk[i]];
+            made[mk[i]] = i;
+        }
+    }
+    jit->maker = mk;
+    jit->made = made;
+}
+
+uint64_t jit_lambda_calls(const Jit *jit, const VmMethod *m)
+{
+    uint64_t sum = 0;
+    uint32_t n = jit->nmethods;
+    if (!jit->made || m->index >= n || m != &jit->vm->module->methods[m->index])
+        return 0;
+    for (uint32_t l = jit->made[m->index]; l < n; l = jit->made[n + l])
+        sum += __atomic_load_n(&jit->vm->module->methods[l].prof.calls, __ATOMIC_RELAXED);
+    return sum;
 }
 
 /* A lambda got hot: compiled library code (Vector.forEach) calls it in a
@@ -632,7 +656,7 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
     jit->nmethods = mod->nmethods;
     jit->state = calloc(mod->nmethods ? mod->nmethods : 1, 1);
     jit->osr = calloc(mod->nmethods ? mod->nmethods : 1, sizeof *jit->osr);
-    jit->maker = find_makers(mod);
+    find_makers(jit, mod);
     int64_t batch = jit->tun.batch;
     jit->batch = batch < 1 ? 1 : batch > JIT_BATCH_MAX ? JIT_BATCH_MAX : (size_t)batch;
     jit->batch_bytecode = jit->tun.batch_bytecode > 0 ? (uint64_t)jit->tun.batch_bytecode : UINT64_MAX;
@@ -699,6 +723,7 @@ void jit_free(Jit *jit)
     free(jit->state);
     free(jit->osr);
     free(jit->maker);
+    free(jit->made);
     free(jit->units);  /* the units themselves stay loaded */
     free(jit);
 }

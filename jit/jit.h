@@ -57,6 +57,7 @@ typedef struct JitRequest {
     double t_queued;        /* seconds (clock) when queued */
     int64_t seen;           /* hotness at the last refresh of priority */
     double t_seen;          /*   and when */
+    uint64_t lam_seen;      /* jit_lambda_calls at the last refresh */
     const VmInsn *osr_pc;   /* OSR: also an entry at this loop header; NULL = none */
     bool osr_only;          /*   and only that one (JitResult.entry stays NULL) */
     bool urgent;            /* first in the queue, whatever its priority (jit_bakeoff_waits) */

@@ -10,7 +10,9 @@
  * ordered by the interpreter work a compile would take over *now*: before
  * each unit is taken, every queued request's priority becomes its growth in
  * hotness (calls + back edges, a racy but bounded snapshot) since the last
- * refresh, per second, times the method's size plus a call's overhead.
+ * refresh, per second, times the method's size plus a call's overhead,
+ * plus, for a method making lambdas that compiled loops call, the growth
+ * of their calls times a call's overhead (its compile inlines them).
  * Total hotness would put the many tiny getters that interpreted callers
  * call most ahead of the big methods that run longest.  A method whose
  * callers have meanwhile been compiled with it inlined stops growing and
@@ -107,8 +109,13 @@ static void refresh(Jit *jit, double now)
                                 __atomic_load_n(&m->prof.backedges, __ATOMIC_RELAXED));
         double dt = now - h[i].t_seen;
         double rate = (double)(hot - h[i].seen) / (dt > 1e-4 ? dt : 1e-4);
-        h[i].priority = (int64_t)(rate * (m->ncode + CALL_OVERHEAD));
+        /* a maker's compile inlines the lambdas it makes: their calls from
+         * compiled loops (Vector.forEach) are calls it saves */
+        uint64_t lam = jit_lambda_calls(jit, m);
+        double lam_rate = (double)(lam - h[i].lam_seen) / (dt > 1e-4 ? dt : 1e-4);
+        h[i].priority = (int64_t)(rate * (m->ncode + CALL_OVERHEAD) + lam_rate * CALL_OVERHEAD);
         h[i].seen = hot;
+        h[i].lam_seen = lam;
         h[i].t_seen = now;
     }
     for (size_t i = n / 2; i-- > 0;)

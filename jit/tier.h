@@ -82,6 +82,8 @@ struct Jit {
     uint32_t *maker;         /* per method index: for a lambda, the one method
                                 whose code makes its closures (CLOS);
                                 JIT_NO_MAKER: none, or several */
+    uint32_t *made;          /* made[M]: the first lambda only M makes, made[nmethods
+                                + L]: the next one after L; JIT_NO_MAKER ends */
     size_t batch;            /* most requests per unit (jit.batch, 1..JIT_BATCH_MAX) */
     uint64_t batch_bytecode; /* and their most bytecode (jit.batch_bytecode; 0 -> no limit) */
     unsigned gather_us;      /* jit.gather_us: see compile_thread */
@@ -115,6 +117,9 @@ struct Jit {
 double jit_now(void);                      /* monotonic seconds */
 /* Prints one log line "<ms> jit: <text>" if logging is on. */
 void jit_log(Jit *jit, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Calls of the lambdas whose closures m alone makes (Jit.made): the
+ * work compiling m inlines, when it inlines them. */
+uint64_t jit_lambda_calls(const Jit *jit, const VmMethod *m);
 /* Fills a request for m (id, IR options, option set, priority, time). */
 void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m);
 /* Compiles rq on the calling thread (fault injection, delay, logging) and

@@ -304,6 +304,51 @@ TEST(jit_queue_hurried_first)
     check_queue_order("tiny", (const char *const[]){"tiny", "main", "big"});
 }
 
+/* maker makes closures of lam$1 and passes them to apply, whose loop
+ * calls them 50 times; main calls maker twice.  Prints 50. */
+static const char *const PROGRAM_MAKER =
+    "module \"makers\"\n"
+    "main main\n"
+    "native println_int (int) : void = builtin \"println_int\"\n"
+    "method lam$1 (fn(int):int, int) : int lambda\n  ADDK r1, r1, 1\n  RET r1\nend\n"
+    "method apply (fn(int):int, int) : int static\n"
+    "  regs int, int, fn(int):int, int\n"
+    "  LDI r2, 0\n  LDI r3, 0\n"
+    "l:\n  MOV r4, r0\n  MOV r5, r3\n  CALLF r3, r4\n  LOOP r2, r1, l\n"
+    "  RET r3\nend\n"
+    "method maker (int) : int static\n"
+    "  regs fn(int):int, int\n"
+    "  CLOS r1, r1, lam$1\n  MOV r2, r0\n  CALL r0, r1, apply\n  RET r0\nend\n"
+    "method main () : void static\n"
+    "  regs int, int\n"
+    "  LDI r0, 50\n  CALL r1, r0, maker\n  CALL r1, r0, maker\n"
+    "  CALLN _, r1, println_int\n  RETV\nend\n";
+
+/* A lambda's maker is credited with the lambda's calls (the queue's
+ * priority of its request) and, when the lambda gets hot (after 10
+ * calls), is made hot at its next call: maker, called twice, is queued. */
+TEST(jit_lambda_hastens_its_maker)
+{
+    Vm *vm = load_text(PROGRAM_MAKER, 10);
+    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, NULL) : NULL;
+    if (!jit) {
+        test_unload(vm);
+        return;
+    }
+    char out[64];
+    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    CHECK_STR(out, "50\n");
+    CHECK_INT(jit_lambda_calls(jit, test_method(vm, "maker")), 100);
+    CHECK_INT(jit_lambda_calls(jit, test_method(vm, "apply")), 0);
+    CHECK_INT(jit_lambda_calls(jit, test_method(vm, "lam$1")), 0);
+    jit_test_pause(jit, false);
+    jit_test_wait_idle(jit);
+    CHECK_INT(stub_count(test_method(vm, "maker")), 1);
+    CHECK_INT(stub_count(test_method(vm, "main")), 0);
+    jit_free(jit);
+    test_unload(vm);
+}
+
 /* Each method is requested once however often it gets hot or is queued. */
 TEST(jit_each_method_queued_once)
 {
