@@ -158,6 +158,23 @@ log_lines() {  # log_lines NAME REGEX -- command...: some stderr line matches, n
         echo "PASS $name"
     fi
 }
+# log_then NAME STDOUT FIRST THEN -- command...: the run prints STDOUT, a
+# line of its stderr matches FIRST, and that line or a later one THEN
+log_then() {
+    local name=$1 want=$2 first=$3 then=$4
+    shift 5
+    "$@" >"$D/out" 2>"$D/err" </dev/null
+    local st=$?
+    if [[ $st -ne 0 || $(cat "$D/out") != "$want" ]]; then
+        echo "FAIL $name: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
+    elif ! grep -qE -- "$first" "$D/err"; then
+        echo "FAIL $name: no line matches '$first': $(grep -v ' queued ' "$D/err" | head -4 | tr '\n' ' ')"
+    elif ! awk -v re="$first" 'found || $0 ~ re { found = 1; print }' "$D/err" | grep -qE -- "$then"; then
+        echo "FAIL $name: no line matches '$then' from there on: $(grep -v ' queued ' "$D/err" | head -5 | tr '\n' ' ')"
+    else
+        echo "PASS $name"
+    fi
+}
 log_lines log-jit-compiled '^\[[0-9]+\.[0-9]{3}ms\] jit: compiled #1 main optset=O2 bytecode=[0-9]+ queue=[0-9]+us ir=[0-9]+us compile=[0-9]+us assemble=[0-9]+us code=[0-9]+B osr@[0-9]+$' \
     -- $T --log=jit --jit=sync -X vm.hot_threshold=2 run "$D/jitloop.tl"
 # (main's loop moves to compiled code at once: sq not inlined, so it is called)
@@ -182,33 +199,15 @@ check jit-frame-array-rep-override 0 "rep stos" -- sh -c "$T --jit=eager -X 'jit
 # (never hot by its own count) but its lambda 12000 times in Bag.forEach,
 # which cannot inline it; sum, compiled at its next call, inlines both
 printf 'class Acc { total: int; }\nclass Bag {\n    items: int[];\n    fn forEach(f: fn(int)) {\n        for i in 0..self.items.length { f(self.items[i]); }\n    }\n}\nfn sum(b: Bag): int {\n    let acc = Acc();\n    b.forEach(fn(x: int) { acc.total += x; });\n    return acc.total;\n}\nfn fill(b: Bag) {\n    b.items = new int[3000];\n    for i in 0..3000 { b.items[i] = i; }\n}\nfn main() {\n    let b = Bag();\n    fill(b);\n    var t = 0;\n    for r in 0..4 { t += sum(b); }\n    println(t);\n}\n' >"$D/maker.tl"
-$T --jit=sync --log=jit run "$D/maker.tl" >"$D/out" 2>"$D/err"
-st=$?
-if [[ $st -ne 0 || $(cat "$D/out") != 17994000 ]]; then
-    echo "FAIL jit-hasten-maker: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
-elif ! grep -qE '^\[[0-9.]+ms\] jit: hastened sum: makes hot sum\$lambda1$' "$D/err"; then
-    echo "FAIL jit-hasten-maker: no hastened line: $(grep -v queued "$D/err" | head -4)"
-elif ! sed -n '/ jit: hastened sum: /,$p' "$D/err" | grep -qE ' jit: compiled #[0-9]+ sum optset='; then
-    echo "FAIL jit-hasten-maker: sum was not compiled after: $(grep -v queued "$D/err" | head -5)"
-else
-    echo "PASS jit-hasten-maker"
-fi
+log_then jit-hasten-maker 17994000 ' jit: hastened sum: makes hot sum[$]lambda1$' ' jit: compiled #[0-9]+ sum optset=' \
+    -- $T --jit=sync --log=jit run "$D/maker.tl"
 # a method entered once when it got hot gets OSR code only; its ordinary
 # entry is requested when a later call comes back through that OSR code
 # (its back edges use up the countdown, so the call itself may not ask)
 # (the first call is long enough for its OSR code to arrive during it)
 printf 'fn work(n: int): int {\n    var s = 0;\n    for i in 0..n { s = s + i %% 7; }\n    return s;\n}\nfn main() {\n    var t = work(50000000);\n    for k in 0..40 { t = t + work(300000); }\n    println(t);\n}\n' >"$D/again.tl"
-$T --log=jit run "$D/again.tl" >"$D/out" 2>"$D/err"
-st=$?
-if [[ $st -ne 0 || $(cat "$D/out") != 185999877 ]]; then
-    echo "FAIL log-jit-entry-after-osr: status $st, stdout '$(head -c 40 "$D/out")', stderr: $(head -2 "$D/err")"
-elif ! grep -qE ' jit: deferred #[0-9]+ work: ' "$D/err"; then
-    echo "FAIL log-jit-entry-after-osr: work's entry was not deferred: $(grep ' work' "$D/err" | head -4)"
-elif ! sed -n '/ jit: deferred #[0-9]* work: /,$p' "$D/err" | grep -qE ' jit: queued #[0-9]+ work prio=[0-9]+$'; then
-    echo "FAIL log-jit-entry-after-osr: the entry was never requested: $(grep ' work' "$D/err" | head -4)"
-else
-    echo "PASS log-jit-entry-after-osr"
-fi
+log_then log-jit-entry-after-osr 185999877 ' jit: deferred #[0-9]+ work: ' ' jit: queued #[0-9]+ work prio=[0-9]+$' \
+    -- $T --log=jit run "$D/again.tl"
 # a compile id names one method in every line: twelve methods get hot at
 # once (queued while the thread compiles the first), then a loop's OSR
 # request outranks them all and moves up the queue
