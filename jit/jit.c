@@ -511,9 +511,8 @@ uint64_t jit_lambda_calls(const Jit *jit, const VmMethod *m)
 /* A lambda got hot: compiled library code (Vector.forEach) calls it in a
  * loop and cannot inline it, while the method making its closures, which
  * inlines both once compiled, runs once per loop and gets hot by its own
- * count much later (Havlak's initAllNodes at its 1000th call, iteration
- * 20).  The maker is made hot at its next call or back edge instead: the
- * tiers' usual rules then decide what to compile. */
+ * count much later.  The maker is made hot at its next call or back edge
+ * instead: the tiers' usual rules then decide what to compile. */
 static void hasten_maker(Jit *jit, const VmMethod *lam)
 {
     if (!(lam->flags & VM_M_LAMBDA) || !jit->maker || lam->index >= jit->nmethods)
@@ -524,7 +523,7 @@ static void hasten_maker(Jit *jit, const VmMethod *lam)
     VmMethod *mk = &jit->vm->module->methods[k];
     if (!compilable(jit, mk) || mk->prof.hot || mk->prof.hot_countdown <= 1)
         return;
-    mk->prof.hot_countdown = 1;   /* as --jit=eager does: the program's thread alone counts it */
+    mk->prof.hot_countdown = 1;   /* a plain store, as --jit=eager's start does: the counts are plain */
     jit_log(jit, "hastened %s: makes hot %s", mk->name, lam->name);
 }
 
