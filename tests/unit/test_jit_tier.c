@@ -258,19 +258,31 @@ TEST(jit_bakeoff_waits_for_queued_callee)
     test_unload(vm);
 }
 
+/* Loads text (hot after hot_threshold) with a stub JIT whose compile
+ * thread is paused, and runs it (status 0 checked, stdout into out);
+ * the JIT, or NULL (nothing left loaded) when loading failed. */
+static Jit *run_paused(const char *text, int64_t hot_threshold, Vm **vm, char *out, size_t outsz)
+{
+    *vm = load_text(text, hot_threshold);
+    Jit *jit = *vm ? stub_jit(*vm, JIT_ON, (JitTestHooks){.paused = true}, NULL) : NULL;
+    if (!jit) {
+        test_unload(*vm);
+        return NULL;
+    }
+    CHECK_INT(run(*vm, out, outsz, NULL), 0);
+    return jit;
+}
+
 /* PROGRAM_WORK run with the compile thread paused (3 methods queued),
  * hurried (jit_bakeoff_waits with hurry) if not NULL, then compiled: the
  * order the stub compiler saw them in must be want. */
 static void check_queue_order(const char *hurried, const char *const want[3])
 {
-    Vm *vm = load_text(PROGRAM_WORK, 5);
-    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, NULL) : NULL;
-    if (!jit) {
-        test_unload(vm);
-        return;
-    }
+    Vm *vm;
     char out[256];
-    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    Jit *jit = run_paused(PROGRAM_WORK, 5, &vm, out, sizeof out);
+    if (!jit)
+        return;
     CHECK_STR(out, "2700\n");
     CHECK_INT(jit_test_stats(jit).queued, 3);
     JitBakeoffTable tab;
@@ -329,14 +341,11 @@ static const char *const PROGRAM_MAKER =
  * calls), is made hot at its next call: maker, called twice, is queued. */
 TEST(jit_lambda_hastens_its_maker)
 {
-    Vm *vm = load_text(PROGRAM_MAKER, 10);
-    Jit *jit = vm ? stub_jit(vm, JIT_ON, (JitTestHooks){.paused = true}, NULL) : NULL;
-    if (!jit) {
-        test_unload(vm);
-        return;
-    }
+    Vm *vm;
     char out[64];
-    CHECK_INT(run(vm, out, sizeof out, NULL), 0);
+    Jit *jit = run_paused(PROGRAM_MAKER, 10, &vm, out, sizeof out);
+    if (!jit)
+        return;
     CHECK_STR(out, "50\n");
     CHECK_INT(jit_lambda_calls(jit, test_method(vm, "maker")), 100);
     CHECK_INT(jit_lambda_calls(jit, test_method(vm, "apply")), 0);
