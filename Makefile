@@ -9,7 +9,7 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror=implicit-function-declaration -MMD -MP
 CPPFLAGS += -Ivm -Ilang -Iir -Ijit -Imarkers -Iaudit -D_GNU_SOURCE
-LDLIBS  = -lgccjit -lgc -lffi -ldl -lm -lpthread
+LDLIBS  = -lgccjit -lgc -lffi -lxxhash -ldl -lm -lpthread
 
 # The tiers, in link order: vm/ (loader, verifier, interpreter, runtime),
 # lang/ (the language front end), ir/ (the JIT's IR, reached through the
@@ -28,7 +28,8 @@ LINK = $(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 .DEFAULT_GOAL := all
 .PHONY: help all setup test demo docs clean tsan-audit fuzz fuzz-tiers test-asan test-tsan \
-        bench bench-quick bench-peers bench-interp bench-compile bench-jit bench-audit bench-markers bench-audit-sampling bench-audit-ring
+        bench bench-quick bench-peers bench-interp bench-compile bench-jit bench-startup bench-audit bench-markers \
+        bench-audit-sampling bench-audit-ring
 
 help: ## list the targets with what each does (plain `make` builds all)
 	@awk -F':[^#]*## ' '/^[a-zA-Z0-9_.\/-]+:[^=#]*## / { printf "  make %-22s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
@@ -228,6 +229,10 @@ bench-compile: setup ## compile speed of the front end (bench/compile/compile-sp
 bench-jit: setup ## CLBG kernels against their C twins, JIT off and on (bench/kernels/kernels.sh)
 	@$(MAKE) --no-print-directory bin/tally
 	@TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/kernels.sh
+
+bench-startup: setup ## short runs with a cold and a warm code cache: fib(32) and the kernels (bench/startup.sh)
+	@$(MAKE) --no-print-directory bin/tally
+	@bash bench/startup.sh
 
 bench-audit: setup ## what the auditor's dispatchers cost on AWFY (bench/audit-overhead)
 	@$(MAKE) --no-print-directory bin/tally

@@ -19,6 +19,7 @@
 #include "study.h"
 
 #include <limits.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,7 +49,7 @@ typedef struct Options {
 static const char *const sandbox_settings[] = {"vm.natives=builtin", "gc.max_heap=1G", "vm.max_time=60"};
 #define NSANDBOX (sizeof sandbox_settings / sizeof *sandbox_settings)
 
-static const char *const commands[] = {"run", "build", "dis", "asm", "report", "lab", "study"};
+static const char *const commands[] = {"run", "build", "dis", "asm", "report", "lab", "study", "cache"};
 static const char *const long_options[] = {"--help", "--version", "--stats", "--no-verify", "--jit", "--log", "--audit",
                                            "--sandbox"};
 static const char *const jit_modes[] = {"off", "on", "eager", "sync"};
@@ -67,6 +68,7 @@ static void usage(FILE *out)
           "       tally lab merge RESULTS -o TABLE.csv|.json    join its results (docs/workbench.md)\n"
           "       tally study convergence|quality|accuracy ...   offline studies of samples\n"
           "                                            recorded with -X audit.record=FILE\n"
+          "       tally [-X jit.cache=DIR] cache stats|clear   the code cache's entries\n"
           "       tally --help | --version\n"
           "\n"
           "options (before or after the command, before FILE):\n"
@@ -352,6 +354,70 @@ static int cmd_dis(const Options *o, const char *path)
     return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
 }
 
+static int parse_option(Options *o, int argc, char **argv, int *i);
+
+static void put_time(const char *label, double t)
+{
+    char buf[64];
+    time_t s = (time_t)t;
+    struct tm tm;
+    strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&s, &tm));
+    printf("%-12s%s\n", label, buf);
+}
+
+/* tally cache stats|clear: the code cache's directory (jit.cache's; its
+ * default place when jit.cache is off). */
+static int cmd_cache(Options *o, int argc, char **argv)
+{
+    const char *sub = NULL;
+    for (int i = 0; i < argc; i++) {
+        int r = parse_option(o, argc, argv, &i);
+        if (r > 0)
+            return r;
+        if (r < 0 && sub)
+            return fail_usage("unexpected argument '%s'", argv[i], NULL);
+        if (r < 0)
+            sub = argv[i];
+    }
+    static const char *const subs[] = {"stats", "clear"};
+    if (!sub)
+        return fail_usage("cache needs 'stats' or 'clear'%s", "", NULL);
+    if (strcmp(sub, subs[0]) && strcmp(sub, subs[1]))
+        return fail_usage("unknown cache command '%s'", sub, vm_suggest(sub, subs, 2));
+    const char *spec = o->jit_tun.cache;
+    char dir[4096];
+    if (!jit_cache_dir(spec && *spec && strcmp(spec, "off") ? spec : "default", dir, sizeof dir))
+        return fail_usage("no code cache directory: set -X jit.cache=DIR%s", "", NULL);
+    if (access(dir, F_OK) != 0) {
+        printf("%-12s%s (none yet)\n%-12s0\n", "directory:", dir, "entries:");
+        return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+    }
+    VmError err = {{0}};
+    if (!strcmp(sub, "clear")) {
+        uint64_t n = 0;
+        if (!jit_cache_clear(dir, &n, &err)) {
+            fprintf(stderr, "tally: %s\n", err.msg);
+            return EXIT_USAGE;
+        }
+        printf("%s: %llu entries removed\n", dir, (unsigned long long)n);
+        return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+    }
+    JitCacheUsage u;
+    if (!jit_cache_usage(dir, &u, &err)) {
+        fprintf(stderr, "tally: %s\n", err.msg);
+        return EXIT_USAGE;
+    }
+    printf("%-12s%s\n%-12s%llu\n%-12s%llu (jit.cache_max %lld)\n", "directory:", dir, "entries:",
+           (unsigned long long)u.entries, "bytes:", (unsigned long long)u.bytes, (long long)o->jit_tun.cache_max);
+    if (u.entries) {
+        put_time("oldest use:", u.oldest);
+        put_time("newest use:", u.newest);
+    }
+    if (u.temps)
+        printf("%-12s%llu (writes under way, or left by a crash)\n", "temporary:", (unsigned long long)u.temps);
+    return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+}
+
 /* Parses one option at argv[*i]; returns -1 if argv[*i] is not an option,
  * EXIT_USAGE on a bad one, 0 when consumed. */
 static int parse_option(Options *o, int argc, char **argv, int *i)
@@ -499,6 +565,8 @@ int main(int argc, char **argv)
         return fail_usage("unknown command '%s'", cmd, vm_suggest(cmd, commands, ncmd));
     if (cli_is_tool(cmd))   /* its own arguments: the script reads them */
         return cli_tool(cmd, argc - i, argv + i);
+    if (!strcmp(cmd, "cache"))   /* its own arguments: stats or clear */
+        return cmd_cache(&o, argc - i, argv + i);
     if (!strcmp(cmd, "study")) {   /* its own arguments: audit/study.c */
         char root[PATH_MAX];
         return au_study_main(argc - i, argv + i, root_dir(root, sizeof root) ? root : ".");

@@ -54,6 +54,9 @@ typedef struct JitCg {
     const JitMarks *marks;         /* code markers to insert (NULL: none) */
     gcc_jit_lvalue **mk;           /* marker K's global, made on first use */
     const char *fname;             /* the function's symbol (markers are named after it) */
+    JitLinks *links;               /* the address constants' link slots (NULL: immediates) */
+    gcc_jit_lvalue **link_g;       /*   slot k's global in this context */
+    uint32_t *link_hash, link_hcap;/*   slot index + 1 by address (open addressing) */
 } JitCg;
 
 /* ---- small builders ------------------------------------------------------ */
@@ -63,8 +66,21 @@ static inline gcc_jit_rvalue *lng(JitCg *g, int64_t v)
     return gcc_jit_context_new_rvalue_from_long(g->c, g->t_long, (long)v);
 }
 
+/* The value of the address p in slot k of the function's link table
+ * (codegen.c); NULL when out of memory. */
+gcc_jit_rvalue *jit_cg_link(JitCg *g, const void *p);
+
+/* An address constant: an immediate, or with link slots (g->links) a read
+ * of the slot the loader fills, so that the code holds no address of this
+ * process.  Small values are sentinels, not addresses: always immediate. */
 static inline gcc_jit_rvalue *ptr(JitCg *g, const void *p)
 {
+    if (g->links && (uintptr_t)p >= 65536) {
+        gcc_jit_rvalue *r = jit_cg_link(g, p);
+        if (r)
+            return r;
+        g->failed = true;
+    }
     return gcc_jit_context_new_rvalue_from_ptr(g->c, g->t_vptr, (void *)p);
 }
 
@@ -143,7 +159,7 @@ static inline gcc_jit_rvalue *to_long(JitCg *g, gcc_jit_rvalue *b)
 static inline gcc_jit_rvalue *call(JitCg *g, void *fn, gcc_jit_type *ret, int n, gcc_jit_type **pt, gcc_jit_rvalue **a)
 {
     gcc_jit_type *ft = gcc_jit_context_new_function_ptr_type(g->c, NULL, ret, n, pt, 0);
-    gcc_jit_rvalue *f = gcc_jit_context_new_rvalue_from_ptr(g->c, ft, fn);
+    gcc_jit_rvalue *f = g->links ? cast(g, ptr(g, fn), ft) : gcc_jit_context_new_rvalue_from_ptr(g->c, ft, fn);
     return gcc_jit_context_new_call_through_ptr(g->c, NULL, f, n, a);
 }
 

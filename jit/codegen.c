@@ -196,6 +196,33 @@ static gcc_jit_rvalue *push_chain_call(JitCg *g, const JitWhere *w)
 
 enum { CHAIN_INLINE_MAX = 64 };   /* deeper chains (no inliner goes there) call the helper */
 
+/* An empty asm that gcc must assume changes p: what is reached through p
+ * after it is not known to be next to what was reached before. */
+static void launder(JitCg *g, gcc_jit_lvalue *p)
+{
+    gcc_jit_extended_asm *x = gcc_jit_block_add_extended_asm(g->cur, NULL, "");
+    gcc_jit_extended_asm_add_output_operand(x, NULL, "+r", p);
+}
+
+/* The frame at f: m, pc, and an empty register window at base.  With link
+ * slots m and pc are stored one by one, f laundered between, or gcc's SLP
+ * vectorizer would gather them and base/top into one 32-byte store (an
+ * AVX-256 insert chain, a realigned stack and a vzeroupper on every
+ * return); with immediates they become one constant 16-byte store. */
+static void frame_fill(JitCg *g, gcc_jit_lvalue *f, const VmMethod *m, gcc_jit_rvalue *pc, gcc_jit_rvalue *base)
+{
+    assign(g, mem(g, rv(f), offsetof(VmFrame, m), g->t_vptr), ptr(g, m));
+    if (g->links) {
+        launder(g, f);
+        assign(g, mem(g, rv(f), offsetof(VmFrame, pc), g->t_vptr), pc);
+        launder(g, f);
+    }
+    assign(g, mem(g, rv(f), offsetof(VmFrame, base), g->t_vptr), base);
+    assign(g, mem(g, rv(f), offsetof(VmFrame, top), g->t_vptr), base);
+    if (!g->links)
+        assign(g, mem(g, rv(f), offsetof(VmFrame, pc), g->t_vptr), pc);
+}
+
 /* Before a call out of compiled code: the frame's pc, or the inline chain.
  * The chain is pushed inline (what jit_rt_push_chain does, with every
  * method, pc and register offset a constant): calls from inlined code are
@@ -224,12 +251,10 @@ void jit_cg_out_begin(JitCg *g, const IrInsn *in)
     gcc_jit_block *bad = fail_if(g, cmp(g, GCC_JIT_COMPARISON_GE, last,
                                         rv(mem(g, g->thread, offsetof(VmThread, frames_end), g->t_vptr))));
     end_fail(g, bad, push_chain_call(g, w));
+    gcc_jit_lvalue *fk = temp(g, g->t_vptr);
     for (uint32_t k = 1; k < n; k++) {
-        gcc_jit_rvalue *fk = ptr_add(g, f0, lng(g, (int64_t)(k * sizeof(VmFrame))));
-        assign(g, mem(g, fk, offsetof(VmFrame, m), g->t_vptr), ptr(g, w->lv[k].m));
-        assign(g, mem(g, fk, offsetof(VmFrame, base), g->t_vptr), rv(base));
-        assign(g, mem(g, fk, offsetof(VmFrame, top), g->t_vptr), rv(base));
-        assign(g, mem(g, fk, offsetof(VmFrame, pc), g->t_vptr), pc_const(g, w->lv[k].m, w->lv[k].pc));
+        assign(g, fk, ptr_add(g, f0, lng(g, (int64_t)(k * sizeof(VmFrame)))));
+        frame_fill(g, fk, w->lv[k].m, pc_const(g, w->lv[k].m, w->lv[k].pc), rv(base));
     }
     assign(g, mem(g, g->thread, offsetof(VmThread, fp), g->t_vptr), last);
 }
@@ -285,10 +310,7 @@ static void prologue(JitCg *g)
     end_fail(g, bad, call(g, JIT_FN(jit_rt_raise_overflow), g->t_void, 1, pt1, a1));
 
     assign(g, g->frame, ptr_add(g, rv(g->frame0), lng(g, sizeof(VmFrame))));
-    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, m), g->t_vptr), ptr(g, m));
-    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, base), g->t_vptr), rv(base));
-    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, top), g->t_vptr), rv(base));
-    assign(g, mem(g, rv(g->frame), offsetof(VmFrame, pc), g->t_vptr), ptr(g, m->code));
+    frame_fill(g, g->frame, m, ptr(g, m->code), rv(base));
     assign(g, mem(g, t, offsetof(VmThread, fp), g->t_vptr), rv(g->frame));
 
     /* parameters from args[], the other locals zero.  Each is read through
@@ -301,10 +323,8 @@ static void prologue(JitCg *g)
     assign(g, argp, g->args);
     for (uint32_t i = 0; i < g->f->nlocals; i++) {
         if (i < g->f->nparams) {
-            if (i > 0) {
-                gcc_jit_extended_asm *x = gcc_jit_block_add_extended_asm(g->cur, NULL, "");
-                gcc_jit_extended_asm_add_output_operand(x, NULL, "+r", argp);
-            }
+            if (i > 0)
+                launder(g, argp);
             gcc_jit_lvalue *a = gcc_jit_context_new_array_access(g->c, NULL, rv(argp), lng(g, i));
             assign(g, g->loc[i], rv(gcc_jit_lvalue_access_field(a, NULL, local_member(g, (int32_t)i))));
         } else {
@@ -1156,6 +1176,94 @@ static bool build_function(JitCg *g, const char *name, const char *osr_name)
     return !g->failed;
 }
 
+/* ---- link slots ---------------------------------------------------------------- */
+
+static uint32_t link_hash(const void *p, uint32_t mask)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(x >> 32) & mask;
+}
+
+static bool link_rehash(JitCg *g)
+{
+    uint32_t cap = g->link_hcap ? 2 * g->link_hcap : 64;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return false;
+    for (uint32_t k = 0; k < g->links->n; k++) {
+        uint32_t i = link_hash(g->links->v[k], cap - 1);
+        while (h[i])
+            i = (i + 1) & (cap - 1);
+        h[i] = k + 1;
+    }
+    free(g->link_hash);
+    g->link_hash = h;
+    g->link_hcap = cap;
+    return true;
+}
+
+gcc_jit_rvalue *jit_cg_link(JitCg *g, const void *p)
+{
+    JitLinks *l = g->links;
+    if (2 * (l->n + 1) > g->link_hcap && !link_rehash(g))
+        return NULL;
+    uint32_t mask = g->link_hcap - 1, i = link_hash(p, mask);
+    for (; g->link_hash[i]; i = (i + 1) & mask)
+        if (l->v[g->link_hash[i] - 1] == p)
+            return rv(g->link_g[g->link_hash[i] - 1]);
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? 2 * l->cap : 32;
+        const void **v = realloc(l->v, cap * sizeof *v);
+        gcc_jit_lvalue **lg = v ? realloc(g->link_g, cap * sizeof *lg) : NULL;
+        if (v)
+            l->v = v;
+        if (!lg)
+            return NULL;
+        g->link_g = lg;
+        l->cap = cap;
+    }
+    char name[160];
+    snprintf(name, sizeof name, "%s_L%u", l->sym, l->n);
+    gcc_jit_lvalue *gl = gcc_jit_context_new_global(g->c, NULL, GCC_JIT_GLOBAL_INTERNAL, g->t_vptr, name);
+    if (!gl)
+        return NULL;
+    g->link_g[l->n] = gl;
+    l->v[l->n] = p;
+    g->link_hash[i] = ++l->n;
+    return rv(gl);
+}
+
+/* The exported `void <sym>_link(void **v)` that sets every slot: the
+ * slots are static, so the code reads each with one RIP-relative load,
+ * and written here, so gcc cannot take them for constants. */
+static bool link_setter(JitCg *g)
+{
+    JitLinks *l = g->links;
+    char name[160];
+    snprintf(name, sizeof name, "%s_link", l->sym);
+    gcc_jit_type *pp = gcc_jit_type_get_pointer(g->t_vptr);
+    gcc_jit_param *pv = gcc_jit_context_new_param(g->c, NULL, pp, "v");
+    gcc_jit_function *fn = gcc_jit_context_new_function(g->c, NULL, GCC_JIT_FUNCTION_EXPORTED, g->t_void, name, 1,
+                                                       &pv, 0);
+    if (!fn)
+        return false;
+    gcc_jit_block *b = gcc_jit_function_new_block(fn, "entry");
+    for (uint32_t k = 0; k < l->n; k++) {
+        gcc_jit_rvalue *i = gcc_jit_context_new_rvalue_from_int(g->c, g->t_int, (int)k);
+        gcc_jit_block_add_assignment(
+            b, NULL, g->link_g[k],
+            rv(gcc_jit_context_new_array_access(g->c, NULL, gcc_jit_param_as_rvalue(pv), i)));
+    }
+    gcc_jit_block_end_with_void_return(b, NULL);
+    return true;
+}
+
+void jit_links_free(JitLinks *l)
+{
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
 /* ---- the unit's functions ------------------------------------------------------- */
 
 struct JitCodegen {
@@ -1165,6 +1273,13 @@ struct JitCodegen {
 void jit_codegen_marks(JitCodegen *cg, const JitMarks *marks)
 {
     cg->proto.marks = marks;
+}
+
+void jit_codegen_links(JitCodegen *cg, JitLinks *links)
+{
+    if (links)
+        links->n = 0;
+    cg->proto.links = links;
 }
 
 JitCodegen *jit_codegen_new(gcc_jit_context *ctx)
@@ -1191,7 +1306,11 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
     g.err = err;
     g.osr_head = osr_head;
     g.osr_only = osr_only;
+    if (g.links)
+        snprintf(g.links->sym, sizeof g.links->sym, "%s", osr_only ? osr_name : name);
     bool ok = build_function(&g, name, osr_name);
+    if (ok && g.links && !link_setter(&g))
+        ok = vm_fail(err, "%s: gccjit: %s", g.m->name, gcc_jit_context_get_first_error(g.c));
     /* the descriptors go to the caller whatever happened: it frees them
      * unless the unit gets loaded */
     for (uint32_t i = 0; i < g.nwheres; i++) {
@@ -1216,7 +1335,10 @@ bool jit_codegen_method(JitCodegen *cg, IrFunc *f, const IrBlock *osr_head, bool
     free(g.bb_osr);
     free(g.to_main);
     free(g.mk);
+    free(g.link_g);
+    free(g.link_hash);
     cg->proto.marks = NULL;
+    cg->proto.links = NULL;
     return ok;
 }
 

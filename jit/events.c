@@ -19,6 +19,7 @@
  * - An event names its method by pointer: methods live as long as the
  *   module, which outlives the stats writer (cli/main.c).
  */
+#include "jit_int.h"
 #include "tier.h"
 
 #include <inttypes.h>
@@ -83,6 +84,7 @@ void jit_event_tier(Jit *jit, const JitRequest *rq, const JitResult *res, double
         ev.unit_id = res->unit_id;
         ev.unit_size = res->unit_size;
         ev.osr_built = res->osr != NULL;
+        ev.cached = res->cached;
     }
     if (failure)
         snprintf(ev.failure, sizeof ev.failure, "%s", failure);
@@ -172,6 +174,7 @@ static void write_event(FILE *f, const JitCompileEvent *e)
                 e->unit_size);
         fputs(",\"same_code\":false,\"same_ir\":false", f);
     }
+    fprintf(f, ",\"cached\":%s", e->cached ? "true" : "false");
     fprintf(f, ",\"ok\":%s,\"failure\":", e->ok ? "true" : "false");
     if (e->ok)
         fputs("null", f);
@@ -206,4 +209,12 @@ void jit_events_json(Vm *vm, FILE *f, void *ctx)
     }
     fprintf(f, ",\n\"compiles_dropped\":%" PRIu64, dropped);
     free(copy);
+    if (jit->cache) {
+        JitCacheStats c = jit_cache_stats(jit->cache);
+        fputs(",\n\"code_cache\":{\"dir\":", f);
+        vm_json_string(f, jit_cache_path(jit->cache), SIZE_MAX);
+        fprintf(f, ",\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"stored\":%" PRIu64 ",\"bad\":%" PRIu64
+                   ",\"errors\":%" PRIu64 "}",
+                c.hits, c.misses, c.stored, c.bad, c.errors);
+    }
 }

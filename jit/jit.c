@@ -69,6 +69,7 @@
  * - Loaded units are never unloaded: compiled code may be running on
  *   another frame until the program ends.
  */
+#include "jit_int.h"
 #include "tier.h"
 
 #include <stdarg.h>
@@ -329,10 +330,10 @@ static void install(Jit *jit, JitRequest *rq, JitResult *res, double t_start)
         snprintf(unit, sizeof unit, " unit=#%llu/%u", (unsigned long long)res->unit_id, res->unit_size);
     jit_event_tier(jit, rq, res, t_start, NULL);
     jit_log(jit, "compiled #%llu %s optset=%s bytecode=%u queue=%.0fus ir=%.0fus compile=%.0fus "
-            "assemble=%.0fus code=%zuB%s%s",
+            "assemble=%.0fus code=%zuB%s%s%s",
             (unsigned long long)rq->id, m->name, rq->optset ? rq->optset : DEFAULT_OPTSET, m->ncode,
             queue_us < 0 ? 0 : queue_us, res->us_ir, res->us_compile, res->us_assemble, res->code_bytes, osr,
-            unit);
+            unit, res->cached ? " cached" : "");
     if (hook) {
         hook(hook_ctx, m);
         pthread_mutex_lock(&jit->mu);
@@ -665,6 +666,12 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
         jit_free(jit);
         return NULL;
     }
+    char cdir[4096];
+    if (jit_cache_dir(jit->tun.cache, cdir, sizeof cdir)) {
+        VmError cerr = {{0}};
+        if (!(jit->cache = jit_cache_open(cdir, &cerr)))
+            fprintf(stderr, "tally: warning: %s; the code cache is off\n", cerr.msg);
+    }
     if (mode == JIT_ON && !jit_thread_start(jit, err)) {
         jit_free(jit);
         return NULL;
@@ -711,7 +718,20 @@ void jit_free(Jit *jit)
                 (unsigned long long)s.queued, (unsigned long long)s.compiled, (unsigned long long)s.failed,
                 (unsigned long long)s.dropped, (unsigned long long)s.units, (unsigned long long)s.osr_compiled,
                 (unsigned long long)s.osr_entries);
+        if (jit->cache) {
+            JitCacheStats c = jit_cache_stats(jit->cache);
+            jit_log(jit, "cache %s hits=%llu misses=%llu stored=%llu bad=%llu errors=%llu", jit_cache_path(jit->cache),
+                    (unsigned long long)c.hits, (unsigned long long)c.misses, (unsigned long long)c.stored,
+                    (unsigned long long)c.bad, (unsigned long long)c.errors);
+            uint64_t gone = 0;
+            VmError terr;
+            if (jit->tun.cache_max > 0 &&
+                jit_cache_trim(jit_cache_path(jit->cache), (uint64_t)jit->tun.cache_max, &gone, &terr) && gone)
+                jit_log(jit, "cache trimmed to jit.cache_max: %llu least recently used entries removed",
+                        (unsigned long long)gone);
+        }
     }
+    jit_cache_close(jit->cache);
     pthread_cond_destroy(&jit->hook_done);
     pthread_cond_destroy(&jit->idle);
     pthread_cond_destroy(&jit->wake);

@@ -76,9 +76,30 @@ typedef struct JitResult {
     const char *osr_none;   /* why an OSR request got no OSR entry, or NULL */
     uint64_t unit_id;       /* the unit's id (its first request's id) */
     uint32_t unit_size;     /* requests compiled in the unit */
+    bool cached;            /* loaded from the code cache, not compiled */
 } JitResult;
 
 typedef struct Jit Jit;
+
+/* The code cache's counts (jit.cache): items found and loaded, not found,
+ * stored, entries found damaged (ignored), other failures. */
+typedef struct JitCacheStats {
+    uint64_t hits, misses, stored, bad, errors;
+} JitCacheStats;
+
+/* The code cache's directory as a whole (jit/cache.c; `tally cache`). */
+typedef struct JitCacheUsage {
+    uint64_t entries, bytes, temps;   /* temps: files of writes under way, or of a crash */
+    double oldest, newest;            /* the entries' last use, seconds since the epoch */
+} JitCacheUsage;
+/* The directory jit.cache names ("off" or "": none, false; "default":
+ * $XDG_CACHE_HOME/tally, else $HOME/.cache/tally). */
+bool jit_cache_dir(const char *spec, char *buf, size_t size);
+bool jit_cache_usage(const char *dir, JitCacheUsage *u, VmError *err);
+/* Removes least recently used entries until they take at most max_bytes. */
+bool jit_cache_trim(const char *dir, uint64_t max_bytes, uint64_t *removed, VmError *err);
+/* Removes every entry and temporary file. */
+bool jit_cache_clear(const char *dir, uint64_t *removed, VmError *err);
 
 /* Naive loop timings (the thesis's strawman): a call at each timing point,
  * put in before gcc optimizes, with the point's index. */

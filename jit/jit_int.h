@@ -55,6 +55,20 @@ typedef struct JitWheres {
     uint32_t n, cap;
 } JitWheres;
 
+/* A compiled function's address constants, in slot order: slot k is the
+ * static `void *` global `<sym>_L<k>` of the loaded object, which the
+ * loader sets to v[k] through the exported `<sym>_link(v)`
+ * (jit_links_fill) before the code can run.  So the code holds no address
+ * of the process that compiled it: what the code cache needs, for one
+ * more load per address (about a quarter of the time of call-heavy code),
+ * so only compiles with the cache on use them. */
+typedef struct JitLinks {
+    char sym[136];
+    const void **v;
+    uint32_t n, cap;
+} JitLinks;
+void jit_links_free(JitLinks *l);
+
 /* The types shared by the functions of one context. */
 typedef struct JitCodegen JitCodegen;
 JitCodegen *jit_codegen_new(gcc_jit_context *ctx);
@@ -64,6 +78,10 @@ void jit_codegen_free(JitCodegen *cg);
  * K ≥ 0, on an INTERNAL, non-volatile long per marker; pinned: as an asm
  * gcc cannot move or merge.  NULL: none.  Cleared after each function. */
 void jit_codegen_marks(JitCodegen *cg, const JitMarks *marks);
+/* The next function cg builds reads its address constants from link
+ * slots, recorded in links (reset first); NULL: immediates.  Cleared after
+ * each function. */
+void jit_codegen_links(JitCodegen *cg, JitLinks *links);
 /* Adds f's method to cg's context as the exported VmEntry `name` and, when
  * osr_head (a block of f at inline depth 0) is given, the exported
  * VmOsrEntry `osr_name` that enters at it (only that one with osr_only:
@@ -161,6 +179,10 @@ bool jit_compile_asm(gcc_jit_context *ctx, const char *spath, char **text, size_
 bool jit_load_text(const char *dir, const char *text, size_t len, JitLoadRoute route, JitLoaded *out,
                    VmError *err);
 void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
+/* Sets l's link slots in u to their addresses (none when l was not used:
+ * its sym is empty); false + err if the setter is missing (then the code
+ * must not run). */
+bool jit_links_fill(const JitLoaded *u, const JitLinks *l, VmError *err);
 /* A private temporary directory (mkdtemp) and its removal with contents. */
 bool jit_tmpdir(char *buf, size_t size, VmError *err);
 void jit_rmdir(const char *dir);
@@ -172,5 +194,33 @@ double jit_now_us(void);
 /* unit.c, shared with variants.c: the load route the jit.load tunable
  * asks for. */
 JitLoadRoute jit_load_route(const JitTunables *tun);
+
+/* ---- cache.c: the persistent code cache -------------------------------- */
+
+typedef struct JitCache JitCache;
+typedef struct JitCacheKey {
+    uint64_t hi, lo;
+} JitCacheKey;
+/* The names an entry's symbols had when stored: the entry, the OSR entry
+ * ("" if none), the link slots' prefix. */
+typedef struct JitCacheSyms {
+    char entry[136], osr[136], link[136];
+} JitCacheSyms;
+/* Opens the cache in dir, creating it 0700; NULL + err when it is not the
+ * user's own, is open to others, or cannot be made. */
+JitCache *jit_cache_open(const char *dir, VmError *err);
+void jit_cache_close(JitCache *c);
+const char *jit_cache_path(const JitCache *c);
+JitCacheStats jit_cache_stats(JitCache *c);
+/* The key of the code in ctx: one item's functions alone, built with link
+ * slots; self its symbol (the OSR entry's and the slots' names start with
+ * it).  False: no key (counted as an error). */
+bool jit_cache_key(JitCache *c, gcc_jit_context *ctx, const char *self, const char *optset, JitCacheKey *key);
+/* A hit: the entry's object loaded, its symbol names in syms.  False: a
+ * miss (none, or a bad entry, ignored). */
+bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCacheSyms *syms);
+/* Stores so (a unit's shared object holding the item's symbols syms)
+ * under key; false if it could not be written (counted). */
+bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t len, const JitCacheSyms *syms);
 
 #endif

@@ -147,7 +147,9 @@ static bool load_as(const char *dir, const char *spath, JitLoaded *out, VmError 
         return vm_fail(err, "as failed: injected failure (vm.faults=assemble)");
     if (!run_tool(as_argv, dir, err))
         return false;
-    char *ld_argv[] = {"ld", "-shared", "-o", sopath, opath, NULL};
+    /* -Bsymbolic: the object's own symbols (link slots, its functions)
+     * bind inside it, so their GOT loads relax to RIP-relative addresses */
+    char *ld_argv[] = {"ld", "-shared", "-Bsymbolic", "-o", sopath, opath, NULL};
     if (vm_fault(VM_FAULT_LINK))
         return vm_fail(err, "ld failed: injected failure (vm.faults=link)");
     if (!run_tool(ld_argv, dir, err))
@@ -284,6 +286,19 @@ void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size)
             *size = sym->st_size;
     }
     return p;
+}
+
+bool jit_links_fill(const JitLoaded *u, const JitLinks *l, VmError *err)
+{
+    if (!l->sym[0])   /* built with immediates */
+        return true;
+    char name[160];
+    snprintf(name, sizeof name, "%s_link", l->sym);
+    void (*set)(const void **) = (void (*)(const void **))jit_load_symbol(u, name, NULL);
+    if (!set)
+        return vm_fail(err, "link setter %s not found in the loaded code", name);
+    set(l->v);
+    return true;
 }
 
 void *jit_load_asm(const char *text, size_t len, const char *symbol, VmError *err)

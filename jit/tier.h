@@ -106,6 +106,7 @@ struct Jit {
     int hooks_running;             /* calls of install_hook in progress */
     pthread_cond_t hook_done;      /* hooks_running went to 0 */
     JitMarkerHooks markers;        /* see jit_set_marker_hooks */
+    struct JitCache *cache;        /* jit.cache, NULL: off */
     /* the compile timeline (events.c), under evmu alone: the program's
      * threads never take it */
     pthread_mutex_t evmu;
@@ -146,7 +147,7 @@ typedef struct JitCompileEvent {
     uint64_t id;                   /* compile id (#id of --log=jit); a bakeoff's: its bakeoff id */
     const VmMethod *m;
     JitCompileKind kind;
-    bool ok, osr_built, same_code, same_ir;
+    bool ok, osr_built, same_code, same_ir, cached;
     const char *optset;            /* the request's (a tunable's string, alive for the run); NULL for bakeoffs */
     int64_t osr_pc;                /* the OSR header asked for, −1 none */
     double t_queued, t_started, t_done;   /* seconds since jit->t0; NAN: none */

@@ -103,6 +103,9 @@ typedef struct Item {
     char name[128], osr_name[136];
     bool live;
     JitWheres wheres;     /* this attempt's descriptors */
+    JitLinks links;       /* its address constants' slots */
+    JitCacheKey key;      /* with keyed: its key in the code cache */
+    bool keyed;
     JitMarks marks;       /* markers.everywhere: its markers (at NULL: none) */
 } Item;
 
@@ -129,9 +132,10 @@ static const char *optset_of(const JitRequest *rq, const JitTunables *tun)
     return rq->optset && *rq->optset ? rq->optset : tun->optset;
 }
 
-/* Builds every live item into a fresh context; an item that fails is
- * dropped and the context rebuilt without it.  NULL when none is left. */
-static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmError *unit_err)
+/* Builds every live item into a fresh context, with link slots when
+ * linked (the code cache is on); an item that fails is dropped and the
+ * context rebuilt without it.  NULL when none is left. */
+static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, bool linked, VmError *unit_err)
 {
     for (;;) {
         size_t live = 0;
@@ -163,6 +167,7 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmErr
                 continue;
             double t0 = jit_now_us();
             jit_codegen_marks(cg, it[i].marks.at ? &it[i].marks : NULL);
+            jit_codegen_links(cg, linked ? &it[i].links : NULL);
             if (!jit_codegen_method(cg, it[i].f, it[i].osr_head, it[i].rq->osr_only, it[i].name, it[i].osr_name,
                                     &it[i].wheres, it[i].err)) {
                 it[i].live = false;
@@ -181,7 +186,8 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, VmErr
 
 /* Compiles, assembles and loads the unit; false + unit_err if it fails. */
 static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables *tun, const JitMarkerHooks *mk,
-                      const char *optset, JitLoaded *unit, double *us_compile, double *us_assemble, VmError *unit_err)
+                      const char *optset, JitLoaded *unit, double *us_compile, double *us_assemble, VmBuf *so,
+                      VmError *unit_err)
 {
     const char *dump = tun->dump;
     bool dump_c = jit_dump_has(dump, "c"), dump_asm = jit_dump_has(dump, "asm");
@@ -209,8 +215,104 @@ static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables 
         fprintf(stderr, "=== jit asm: %s, %s\n", names, optset);
     bool ok = jit_load_unit(c, dir, route, mk->edit ? mk->edit : edit_none, mk->ctx, dump_asm ? stderr : NULL, unit,
                             us_compile, us_assemble, unit_err);
+    if (ok && so) {   /* for the code cache: a failure only means nothing is stored */
+        char sopath[4200];
+        VmError ignored;
+        snprintf(sopath, sizeof sopath, "%s/unit.so", dir);
+        if (!vm_read_file(sopath, so, &ignored))
+            vm_buf_free(so);
+    }
     jit_keep_or_remove(tun, dir, names);
     return ok;
+}
+
+/* The entry and OSR entry of a loaded item, named ename and oname ("" for
+ * none), into its result; NULL, or why the item has no code. */
+static const char *take_entries(Item *x, const JitLoaded *unit, const char *ename, const char *oname)
+{
+    size_t size = 0;
+    JitResult *out = x->out;
+    if (*ename && !(out->entry = (VmEntry)jit_load_symbol(unit, ename, &size)))
+        return "entry symbol not found in the loaded code";
+    if (x->osr_head) {
+        VmOsrEntry oe = *oname ? (VmOsrEntry)jit_load_symbol(unit, oname, x->rq->osr_only ? &size : NULL) : NULL;
+        VmOsr *o = oe ? osr_record_new() : NULL;
+        if (o) {
+            o->pc = x->rq->osr_pc;
+            o->entry = oe;
+            out->osr = o;
+        } else {
+            out->osr_none = oe ? "out of memory" : "OSR symbol not found";
+        }
+        if (x->rq->osr_only && !o)
+            return out->osr_none;
+    }
+    out->code_bytes = size;
+    return NULL;
+}
+
+/* Keys x in the code cache (its functions built alone: the build is cheap
+ * next to gcc's) and on a hit runs the stored code: x's result is set and
+ * x is no longer live.  The build's descriptors are the hit's; otherwise
+ * they go, the unit's build makes its own. */
+static bool from_cache(JitCache *cache, Item *x, const char *optset)
+{
+    double t0 = jit_now_us();
+    gcc_jit_context *c = gcc_jit_context_acquire();
+    if (!c)
+        return false;
+    gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
+    gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
+    JitCodegen *cg = jit_codegen_new(c);
+    JitWheres w = {0};
+    JitLinks l;
+    memset(&l, 0, sizeof l);
+    VmError e = {{0}};
+    if (cg) {
+        jit_codegen_links(cg, &l);
+        x->keyed = jit_codegen_method(cg, x->f, x->osr_head, x->rq->osr_only, x->name, x->osr_name, &w, &e) &&
+                   jit_cache_key(cache, c, x->name, optset, &x->key);
+        jit_codegen_free(cg);
+    }
+    gcc_jit_context_release(c);
+    double t1 = jit_now_us();
+    x->out->us_ir += t1 - t0;
+    JitLoaded u = {0};
+    JitCacheSyms syms;
+    bool hit = x->keyed && jit_cache_load(cache, &x->key, &u, &syms);
+    if (hit) {
+        snprintf(l.sym, sizeof l.sym, "%s", syms.link);
+        hit = jit_links_fill(&u, &l, &e) && !take_entries(x, &u, syms.entry, syms.osr);
+        if (!hit)   /* a miss after all: the unit compiles it */
+            *x->out = (JitResult){.us_ir = x->out->us_ir};
+    }
+    free_wheres(&w, !hit);   /* loaded code keeps its descriptors */
+    jit_links_free(&l);
+    if (!hit)
+        return false;
+    x->out->unit = u.handle;
+    x->out->cached = true;
+    x->out->us_assemble = jit_now_us() - t1;
+    x->out->unit_id = x->id;
+    x->out->unit_size = 1;
+    x->live = false;
+    return true;
+}
+
+/* Stores each keyed item the unit compiled under its key. */
+static void to_cache(JitCache *cache, Item *it, size_t n, const VmBuf *so)
+{
+    for (size_t i = 0; i < n; i++) {
+        Item *x = &it[i];
+        if (!x->live || !x->keyed)
+            continue;
+        JitCacheSyms syms;
+        memset(&syms, 0, sizeof syms);
+        snprintf(syms.entry, sizeof syms.entry, "%s", x->rq->osr_only ? "" : x->name);
+        snprintf(syms.osr, sizeof syms.osr, "%s", x->out->osr ? x->osr_name : "");
+        snprintf(syms.link, sizeof syms.link, "%s", x->links.sym);
+        jit_cache_store(cache, &x->key, so->data, so->len, &syms);
+    }
 }
 
 static void fail_item(Item *it, const char *fmt, const char *detail)
@@ -282,10 +384,19 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
 
     VmError unit_err = {{0}};
     size_t ok = 0, live = 0;
+    /* the code cache: only plain code (no markers, no assembly edits) on the as route */
+    JitCache *cache = jit && jit->cache && !mk.edit && jit_load_route(tun) == JIT_LOAD_AS ? jit->cache : NULL;
+    for (size_t i = 0; cache && i < n; i++)
+        if (it[i].live && !it[i].marks.at)
+            ok += from_cache(cache, &it[i], optset);
     double us_compile = 0, us_assemble = 0;
     JitLoaded unit = {0};
-    gcc_jit_context *c = build_unit(it, n, optset, &unit_err);
-    bool loaded = c && load_unit(it, n, c, tun, &mk, optset, &unit, &us_compile, &us_assemble, &unit_err);
+    VmBuf so = {0};
+    bool unit_kept = false;
+    size_t compiled = 0;
+    gcc_jit_context *c = build_unit(it, n, optset, cache != NULL, &unit_err);
+    bool loaded = c && load_unit(it, n, c, tun, &mk, optset, &unit, &us_compile, &us_assemble, cache ? &so : NULL,
+                                 &unit_err);
     if (c)
         gcc_jit_context_release(c);
     for (size_t i = 0; i < n; i++)
@@ -307,35 +418,26 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
             fail_item(x, "%s: %s", unit_err.msg[0] ? unit_err.msg : "unknown error");
             continue;
         }
-        size_t size = 0;
-        if (!rq[i].osr_only) {
-            out[i].entry = (VmEntry)jit_load_symbol(&unit, x->name, &size);
-            if (!out[i].entry) {
-                fail_item(x, "%s: symbol %s not found in the loaded code", x->name);
-                continue;
-            }
+        VmError lerr = {{0}};
+        if (!jit_links_fill(&unit, &x->links, &lerr)) {
+            fail_item(x, "%s: %s", lerr.msg);
+            continue;
         }
-        if (x->osr_head) {
-            VmOsrEntry oe = (VmOsrEntry)jit_load_symbol(&unit, x->osr_name, rq[i].osr_only ? &size : NULL);
-            VmOsr *o = oe ? osr_record_new() : NULL;
-            if (o) {
-                o->pc = rq[i].osr_pc;
-                o->entry = oe;
-                out[i].osr = o;
-            } else {
-                out[i].osr_none = oe ? "out of memory" : "OSR symbol not found";
-            }
-            if (rq[i].osr_only && !o) {
-                fail_item(x, "%s: %s", out[i].osr_none);
-                continue;
-            }
+        const char *why = take_entries(x, &unit, rq[i].osr_only ? "" : x->name, x->osr_head ? x->osr_name : "");
+        if (why) {
+            fail_item(x, "%s: %s", why);
+            continue;
         }
-        out[i].unit = ok == 0 ? unit.handle : NULL;   /* kept alive once */
-        out[i].code_bytes = size;
+        out[i].unit = unit_kept ? NULL : unit.handle;   /* kept alive once */
+        unit_kept = true;
         out[i].us_compile = us_compile;
         out[i].us_assemble = us_assemble;
         ok++;
+        compiled++;
     }
+    if (cache && so.len)
+        to_cache(cache, it, n, &so);
+    vm_buf_free(&so);
     uint64_t unit_id = 0;
     for (size_t i = 0; i < n && !unit_id; i++)
         if (it[i].live)
@@ -343,7 +445,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
     for (size_t i = 0; i < n; i++) {
         if (it[i].live) {
             it[i].out->unit_id = unit_id;
-            it[i].out->unit_size = (uint32_t)ok;
+            it[i].out->unit_size = (uint32_t)compiled;
         }
         /* loaded code keeps its descriptors; the rest never ran */
         free_wheres(&it[i].wheres, !it[i].live);
@@ -353,6 +455,7 @@ done:
     for (size_t i = 0; i < n; i++) {
         if (it[i].f)
             ir_free(it[i].f);
+        jit_links_free(&it[i].links);
         free((void *)it[i].marks.at);
     }
     free(it);

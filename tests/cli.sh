@@ -71,6 +71,7 @@ printf 'main main\nmethod main () : void static\n  BOGUS r0\nend\n' >"$D/bad.tla
 check help 0 "vm.hot_threshold" -- $T --help=tunables
 check help-lists-commands 0 "tally [options] run FILE" -- $T --help
 check help-points-to-tunables 0 "--help=tunables" -- $T --help
+check help-cache-command 0 "cache stats|clear" -- $T --help
 # the tunables' listing and docs/tunables.md come from the same rows: the
 # page is what the rows generate today, and every listed name is on it
 check help-tunables-owners 0 "research.paired" -- $T --help=tunables

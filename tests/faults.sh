@@ -52,6 +52,8 @@ for tier in interp jit audit; do
     timeout 120 ${TIER[$tier]} run "${PROG[@]}" >"$D/ref.out" 2>/dev/null </dev/null
     ref_st=$?
     for p in $points; do
+        # the code cache is off here; tests/cache.sh makes its writes fail
+        [[ $p == cache ]] && continue
         name=fault-$p-$tier
         printf '{"previous":true}\n' >"$D/s.json"
         spec=$p

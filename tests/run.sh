@@ -10,8 +10,10 @@
 #   tiers     every program gives identical stdout, stderr and status on
 #             every tier: switch and threaded interpreters, JIT eager and
 #             JIT on (the default), with A/A bakeoffs (--audit=aa), with
-#             code markers in every block (markers.everywhere), and with
-#             A/A bakeoffs timing loops (audit.timing=markers)
+#             code markers in every block (markers.everywhere), with
+#             A/A bakeoffs timing loops (audit.timing=markers), and through
+#             the code cache (jit.cache: link slots, entries shared by
+#             programs)
 #   gen       random programs (build/tlgen, seeds GEN_FIRST.. (1), GEN_COUNT
 #             of them (200)) on every tier of the tiers suite: identical
 #             stdout, stderr and status, no failed JIT compile, no timeout;
@@ -33,6 +35,10 @@
 #             single-node Slurm the suite starts and stops
 #   study     raw samples (-X audit.record), tools/tallysamples.py and
 #             `tally study` (tests/study.sh)
+#   cache     tests/cache.sh: the code cache (-X jit.cache): a second run
+#             compiles nothing, a changed method or option set misses, a
+#             damaged entry is recompiled, two writers at once, a directory
+#             others may use refused, a failed write stores nothing
 #   faults    tests/faults.sh: each fault point (vm/faults.def) × the
 #             interpreter, the JIT and the auditor leaves stdout and the
 #             status as they were and a valid stats file; signals too
@@ -65,7 +71,7 @@
 #   TALLY_UNIT_ONLY      the unit tests to run: names' parts (all)
 #   TALLY_TIMEOUT_SCALE  multiplies every timeout (1): sanitized code is slower
 #   TALLY_TIERS          the tiers suite's tiers by name, the first the
-#                        reference (all: switch off eager on audit markers loops)
+#                        reference (all: switch off eager on audit markers loops cached)
 set -u
 cd "$(dirname "$0")/.."
 B=${TALLY_BIN:-bin}
@@ -387,6 +393,12 @@ SUITE=study
 if want "${SUITES[@]}"; then
     echo "== study (tests/study.sh: -X audit.record, tools/tallysamples.py, tally study)"
     pass_fail_lines < <(bash tests/study.sh "$TMP/study" 2>&1)
+fi
+
+SUITE=cache
+if want "${SUITES[@]}"; then
+    echo "== cache (tests/cache.sh: -X jit.cache)"
+    pass_fail_lines < <(bash tests/cache.sh "$TMP/cache" 2>&1)
 fi
 
 SUITE=faults

@@ -20,10 +20,15 @@ AUDIT_TIER+=" -X audit.trim_drop=1 -X audit.timeout_ms=50 -X audit.interval_ms=1
 # marker code (audit.timing=markers, markers.min_cost=0: any loop)
 MARKERS_TIER="$B/tally --jit=eager -X markers.everywhere=blocks"
 LOOPS_TIER="$AUDIT_TIER -X audit.timing=markers -X markers.min_cost=0"
+# the code cache: every method compiled with link slots, and loaded from
+# the cache when an earlier program (or run) compiled it to the same code
+# (the standard library's methods, the same program run again)
+CACHE_TIER="$B/tally --jit=eager -X jit.cache=${TALLY_TIER_CACHE:-${TMPDIR:-/tmp}/tally-tier-cache-$(id -u)}"
+CACHE_TIER+=" -X jit.cache_max=64M"
 # shellcheck disable=SC2034  # used by the scripts that source this file
 TIERS=("$B/tally-switch --jit=off" "$B/tally --jit=off" "$B/tally --jit=eager" "$B/tally" "$AUDIT_TIER"
-    "$MARKERS_TIER" "$LOOPS_TIER")
-TIER_NAMES=(switch off eager on audit markers loops)
+    "$MARKERS_TIER" "$LOOPS_TIER" "$CACHE_TIER")
+TIER_NAMES=(switch off eager on audit markers loops cached)
 if [[ -n ${TALLY_TIERS:-} ]]; then
     chosen=()
     for name in $TALLY_TIERS; do

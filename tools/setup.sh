@@ -5,7 +5,7 @@
 # and the sanitizers' runtimes, AFL++); `tools/setup.sh peers` what `make
 # bench-peers` compares tally with (HotSpot, LuaJIT with a wall clock).
 set -e
-PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev lua5.4 time"
+PKGS="gcc make libc6-dev binutils libgc-dev libffi-dev libgccjit-12-dev libxxhash-dev lua5.4 time"
 # tally report and tally study: numpy, matplotlib; chromium for the report's test
 PKGS="$PKGS python3 python3-numpy python3-matplotlib chromium"
 # tally lab: GNU parallel (ssh and rsync for --ssh), Slurm with munge, pandas (its table's test)

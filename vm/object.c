@@ -153,12 +153,16 @@ static void GC_CALLBACK filter_warnings(char *msg, GC_word arg)
  * alone has ~3.4 MB of .data/.bss that gcc fills with pointers once the JIT
  * runs, and scanning it made every collection 2x slower and kept garbage
  * alive through false references.  Nothing of the VM's heap is ever
- * reachable only from there. */
+ * reachable only from there.  Neither from the JIT's loaded units (their
+ * data is link slots, addresses the VM holds too; every unit is loaded
+ * from a temporary directory, the code cache's too): each unit scanned
+ * would take one of the collector's few root sets, and a long run loads
+ * thousands. */
 static int GC_CALLBACK scan_library(const char *name, void *start, size_t size)
 {
     (void)start, (void)size;
     static const char *const skip[] = {"libgccjit.so", "libisl.so", "libmpfr.so", "libgmp.so",
-                                       "libmpc.so", "libzstd.so", "libz.so"};
+                                       "libmpc.so", "libzstd.so", "libz.so", "/tally-jit-"};
     for (size_t i = 0; name && i < sizeof skip / sizeof *skip; i++)
         if (strstr(name, skip[i]))
             return 0;

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# tests/cache.sh DIR — the persistent code cache (-X jit.cache=DIR,
+# jit/cache.c, docs/design.md#the-code-cache).  Prints one "PASS name" or
+# "FAIL name: why" line per check.
+#
+# What must hold: a second run compiles nothing the first compiled (every
+# compile is a hit, its log line says "cached"), with the same output; a
+# changed method or option set misses; a damaged entry is ignored and
+# rewritten; two processes filling the cache at once leave every entry
+# loadable; a directory open to other users or not the user's is refused
+# with a message, and the program runs as without a cache; a failed write
+# stores nothing and changes nothing else.  Compiles are made
+# deterministic with --jit=eager (every method at start, no profile yet)
+# and --jit=sync (when hot, on the program's thread).
+set -u
+D=${1:-/tmp/tally-cache}
+B=${TALLY_BIN:-bin}
+T="$B/tally"
+rm -rf "$D"
+mkdir -p "$D"
+
+cat >"$D/prog.tl" <<'EOF'
+class Point {
+    x: int;
+    y: int;
+    init(x: int, y: int) { self.x = x; self.y = y; }
+    fn norm1(): int { return abs(self.x) + abs(self.y); }
+}
+fn abs(v: int): int { if v < 0 { return -v; } return v; }
+fn walk(n: int): int {
+    var s = 0;
+    for i in 0..n {
+        let p = Point(i % 17 - 8, i % 5 - 2);
+        s = s + p.norm1();
+    }
+    return s;
+}
+fn fib(n: int): int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn main() {
+    var t = 0;
+    for k in 0..30 { t = t + walk(2000 + k); }
+    println(t);
+    println(fib(22));
+}
+EOF
+
+# run NAME CACHE ARGS...: runs prog.tl with the cache, stdout to NAME.out,
+# stderr to NAME.err, the status in NAME.st
+run() {
+    local name=$1 cache=$2
+    shift 2
+    "$T" --log=jit -X jit.cache="$cache" "$@" run "$D/prog.tl" >"$D/$name.out" 2>"$D/$name.err" </dev/null
+    echo $? >"$D/$name.st"
+}
+compiled() { grep -c ' jit: compiled #' "$D/$1.err"; }
+cached() { grep -c ' jit: compiled #.* cached$' "$D/$1.err"; }
+summary() { grep -o " jit: cache .*" "$D/$1.err"; }
+same_output() { cmp -s "$D/ref.out" "$D/$1.out" && [[ $(cat "$D/$1.st") == 0 ]]; }
+
+"$T" --jit=off run "$D/prog.tl" >"$D/ref.out" 2>/dev/null
+
+for mode in eager sync; do
+    C="$D/c-$mode"
+    run "$mode-1" "$C" --jit=$mode
+    run "$mode-2" "$C" --jit=$mode
+    n1=$(compiled "$mode-1") h1=$(cached "$mode-1") n2=$(compiled "$mode-2") h2=$(cached "$mode-2")
+    if ! same_output "$mode-1" || ! same_output "$mode-2"; then
+        echo "FAIL cache-second-run-$mode: output or status differs: $(head -2 "$D/$mode-2.err" | tr '\n' ' ')"
+    elif ((n1 < 2 || h1 != 0)); then
+        echo "FAIL cache-second-run-$mode: the first run compiled $n1 methods, $h1 from the cache (want >= 2, 0)"
+    elif ((n2 != n1 || h2 != n2)); then
+        echo "FAIL cache-second-run-$mode: the second run loaded $h2 of $n2 compiles from the cache (the first made $n1)"
+    elif ! summary "$mode-2" | grep -qE "hits=$n2 misses=0 stored=0 bad=0 errors=0"; then
+        echo "FAIL cache-second-run-$mode: summary $(summary "$mode-2")"
+    else
+        echo "PASS cache-second-run-$mode"
+    fi
+done
+
+# the stats file says the same: each compile's "cached", the cache's counts
+C="$D/c-eager"
+"$T" -X jit.cache="$C" --jit=eager --stats="$D/s.json" run "$D/prog.tl" >/dev/null 2>&1 </dev/null
+n=$(compiled eager-1)
+if ! build/jsoncheck "$D/s.json" >/dev/null 2>&1; then
+    echo "FAIL cache-stats-json: not valid JSON"
+elif (($(grep -o '"cached":true' "$D/s.json" | wc -l) != n)) ||
+    ! grep -qE "\"code_cache\":\{\"dir\":\"$C\",\"hits\":$n,\"misses\":0,\"stored\":0,\"bad\":0,\"errors\":0\}" "$D/s.json"; then
+    echo "FAIL cache-stats-json: $(grep -o '"code_cache":{[^}]*}' "$D/s.json")"
+else
+    echo "PASS cache-stats-json"
+fi
+
+# another option set: nothing of the O2 code is taken
+C="$D/c-eager"
+run optset "$C" --jit=eager -X jit.optset=O1
+if ! same_output optset || (($(cached optset) != 0)) || (($(compiled optset) < 2)); then
+    echo "FAIL cache-optset-misses: $(cached optset) of $(compiled optset) compiles from the cache (want 0)"
+else
+    echo "PASS cache-optset-misses"
+fi
+
+# a changed method misses, the unchanged ones still hit (eager: main,
+# with walk, Point.norm1 and abs inlined, and fib)
+sed 's/return abs(self.x) + abs(self.y);/return abs(self.x) + 2 * abs(self.y);/' "$D/prog.tl" >"$D/prog2.tl"
+"$T" --log=jit -X jit.cache="$C" --jit=eager run "$D/prog2.tl" >"$D/changed.out" 2>"$D/changed.err" </dev/null
+if ! grep -E ' jit: compiled #[0-9]+ main ' "$D/changed.err" | grep -vq ' cached$'; then
+    echo "FAIL cache-changed-method-misses: main (inlining the changed Point.norm1) not compiled anew"
+elif ! grep -qE ' jit: compiled #[0-9]+ fib .* cached$' "$D/changed.err"; then
+    echo "FAIL cache-changed-method-misses: the unchanged fib was not taken from the cache"
+else
+    echo "PASS cache-changed-method-misses"
+fi
+
+# damaged entries (one byte flipped in each, one cut short) are ignored
+# and rewritten: the run after them hits again
+C="$D/c-sync"
+first=1
+for f in "$C"/*.so; do
+    if ((first)); then
+        truncate -s 100 "$f"
+        first=0
+    else
+        printf '\x55' | dd of="$f" bs=1 seek=300 conv=notrunc status=none
+    fi
+done
+nent=$(ls "$C"/*.so | wc -l)
+run corrupt "$C" --jit=sync
+run after "$C" --jit=sync
+if ! same_output corrupt || (($(cached corrupt) != 0)); then
+    echo "FAIL cache-corrupt-recompiled: $(cached corrupt) damaged entries loaded, or the output differs"
+elif ! summary corrupt | grep -qE "hits=0 misses=0 stored=[0-9]+ bad=$nent errors=0"; then
+    echo "FAIL cache-corrupt-recompiled: want bad=$nent: $(summary corrupt)"
+elif ! same_output after || (($(cached after) != $(compiled after))); then
+    echo "FAIL cache-corrupt-recompiled: after the rewrite $(cached after) of $(compiled after) from the cache"
+else
+    echo "PASS cache-corrupt-recompiled"
+fi
+
+# two processes filling one cache at once: every entry loadable after
+C="$D/c-two"
+run two-a "$C" --jit=eager &
+run two-b "$C" --jit=eager &
+wait
+run two-c "$C" --jit=eager
+if ! same_output two-a || ! same_output two-b || ! same_output two-c; then
+    echo "FAIL cache-two-writers: output or status differs"
+elif (($(cached two-c) != $(compiled two-c))) || ! summary two-c | grep -q 'bad=0 errors=0'; then
+    echo "FAIL cache-two-writers: $(cached two-c) of $(compiled two-c) from the cache: $(summary two-c)"
+elif compgen -G "$C/.tmp-*" >/dev/null; then
+    echo "FAIL cache-two-writers: temporary files left behind"
+else
+    echo "PASS cache-two-writers"
+fi
+
+# a directory others may write to, or another user's, is refused
+mkdir -p "$D/open" && chmod 777 "$D/open"
+run open "$D/open" --jit=eager
+if ! same_output open || ! grep -q "open to other users.*the code cache is off" "$D/open.err" ||
+    compgen -G "$D/open/*.so" >/dev/null; then
+    echo "FAIL cache-dir-open-refused: $(grep -m1 'cache' "$D/open.err")"
+else
+    echo "PASS cache-dir-open-refused"
+fi
+if [[ $(id -u) == 0 ]]; then
+    mkdir -p "$D/theirs" && chmod 700 "$D/theirs" && chown 65534 "$D/theirs"
+    run theirs "$D/theirs" --jit=eager
+    if ! same_output theirs || ! grep -q "not a directory of this user's.*the code cache is off" "$D/theirs.err"; then
+        echo "FAIL cache-dir-owner-refused: $(grep -m1 'cache' "$D/theirs.err")"
+    else
+        echo "PASS cache-dir-owner-refused"
+    fi
+fi
+run made "$D/new/sub" --jit=eager
+mode=$(stat -c %a "$D/new/sub" 2>/dev/null)
+if ! same_output made || [[ $mode != 700 ]]; then
+    echo "FAIL cache-dir-made-private: mode '$mode'"
+else
+    echo "PASS cache-dir-made-private"
+fi
+
+# a write that fails (a full disk) stores nothing, leaves nothing behind
+run full "$D/full" --jit=eager -X vm.faults=cache
+if ! same_output full || compgen -G "$D/full/*" >/dev/null || compgen -G "$D/full/.tmp-*" >/dev/null; then
+    echo "FAIL cache-write-fails: status $(cat "$D/full.st"), files: $(ls -A "$D/full" | head -3 | tr '\n' ' ')"
+elif ! summary full | grep -qE 'stored=0 bad=0 errors=[1-9]'; then
+    echo "FAIL cache-write-fails: $(summary full)"
+else
+    echo "PASS cache-write-fails"
+fi
+
+# tally cache stats counts the entries; jit.cache_max removes the least
+# recently used at the end of a run: main's entry of prog.tl, unused for
+# two days, goes; fib's (prog3.tl's hit) and prog3.tl's main stay
+C="$D/c-eager"
+n=$(ls "$C"/*.so | wc -l)
+if ! "$T" -X jit.cache="$C" cache stats >"$D/stats.out" 2>&1 || ! grep -qE "^entries: +$n$" "$D/stats.out"; then
+    echo "FAIL cache-stats: want $n entries: $(tr '\n' ' ' <"$D/stats.out")"
+else
+    echo "PASS cache-stats"
+fi
+touch -d '2 days ago' "$C"/*.so
+sed 's/fib(22)/fib(21)/' "$D/prog2.tl" >"$D/prog3.tl"
+"$T" --log=jit -X jit.cache="$C" -X jit.cache_max=1 --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/trim.err" </dev/null
+left=$(ls "$C"/*.so 2>/dev/null | wc -l)
+if ! grep -q "jit: cache trimmed to jit.cache_max: [0-9]* least recently used entries removed" "$D/trim.err" ||
+    ((left != 0)); then
+    echo "FAIL cache-max-trims: $left entries left: $(grep -m1 trimmed "$D/trim.err")"
+else
+    echo "PASS cache-max-trims"
+fi
+run lru-1 "$C" --jit=eager
+touch -d '2 days ago' "$C"/*.so
+"$T" -X jit.cache="$C" --jit=eager run "$D/prog3.tl" >/dev/null 2>&1 </dev/null
+total=$(cat "$C"/*.so | wc -c)
+"$T" --log=jit -X jit.cache="$C" --jit=eager -X jit.cache_max=$((total - 1)) run "$D/prog3.tl" >/dev/null \
+    2>"$D/lru-2.err" </dev/null
+"$T" --log=jit -X jit.cache="$C" --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/lru-3.err" </dev/null
+run lru-4 "$C" --jit=eager
+if ! grep -q ' jit: cache trimmed to jit.cache_max: 1 least' "$D/lru-2.err"; then
+    echo "FAIL cache-max-lru: not one entry trimmed at jit.cache_max=$((total - 1)): $(grep -m1 trimmed "$D/lru-2.err")"
+elif (($(cached lru-3) != $(compiled lru-3))); then
+    echo "FAIL cache-max-lru: entries the last run used were removed"
+elif grep -qE ' jit: compiled #[0-9]+ main .* cached$' "$D/lru-4.err"; then
+    echo "FAIL cache-max-lru: the entry unused for two days was kept"
+else
+    echo "PASS cache-max-lru"
+fi
+"$T" -X jit.cache="$C" cache clear >"$D/clear.out" 2>&1
+if ! grep -qE "^$C: [1-9][0-9]* entries removed$" "$D/clear.out" || compgen -G "$C/*.so" >/dev/null; then
+    echo "FAIL cache-clear: $(cat "$D/clear.out")"
+else
+    echo "PASS cache-clear"
+fi
+"$T" cache bogus >"$D/bogus.out" 2>&1
+st=$?
+if [[ $st != 2 ]] || ! grep -q "unknown cache command 'bogus'" "$D/bogus.out"; then
+    echo "FAIL cache-command-bad: status $st: $(head -1 "$D/bogus.out")"
+else
+    echo "PASS cache-command-bad"
+fi
