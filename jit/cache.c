@@ -400,15 +400,13 @@ static bool is_entry(const char *n)
     return k == 32 && !strcmp(n + 32, ".so");
 }
 
-/* The entries of dir (and the count of temporary files); NULL + err when
- * dir cannot be read. */
-static Ent *list_entries(const char *dir, size_t *n, uint64_t *temps, VmError *err)
+/* The entries of dir into *out (malloc'd, *n of them) and the count of
+ * temporary files; false + err when dir cannot be read. */
+static bool list_entries(const char *dir, Ent **out, size_t *n, uint64_t *temps, VmError *err)
 {
     DIR *d = opendir(dir);
-    if (!d) {
-        vm_fail(err, "code cache %s: %s", dir, strerror(errno));
-        return NULL;
-    }
+    if (!d)
+        return vm_fail(err, "code cache %s: %s", dir, strerror(errno));
     Ent *v = NULL;
     size_t cap = 0;
     *n = 0;
@@ -431,8 +429,7 @@ static Ent *list_entries(const char *dir, size_t *n, uint64_t *temps, VmError *e
             if (!w) {
                 free(v);
                 closedir(d);
-                vm_fail(err, "code cache: out of memory");
-                return NULL;
+                return vm_fail(err, "code cache: out of memory");
             }
             v = w;
         }
@@ -442,17 +439,16 @@ static Ent *list_entries(const char *dir, size_t *n, uint64_t *temps, VmError *e
         ++*n;
     }
     closedir(d);
-    if (!v)
-        v = malloc(1);
-    return v;
+    *out = v;
+    return true;
 }
 
 bool jit_cache_usage(const char *dir, JitCacheUsage *u, VmError *err)
 {
     size_t n;
+    Ent *v;
     memset(u, 0, sizeof *u);
-    Ent *v = list_entries(dir, &n, &u->temps, err);
-    if (!v)
+    if (!list_entries(dir, &v, &n, &u->temps, err))
         return false;
     u->entries = n;
     for (size_t i = 0; i < n; i++) {
@@ -479,13 +475,14 @@ bool jit_cache_trim(const char *dir, uint64_t max_bytes, uint64_t *removed, VmEr
 {
     size_t n;
     uint64_t temps, total = 0;
+    Ent *v;
     *removed = 0;
-    Ent *v = list_entries(dir, &n, &temps, err);
-    if (!v)
+    if (!list_entries(dir, &v, &n, &temps, err))
         return false;
     for (size_t i = 0; i < n; i++)
         total += v[i].bytes;
-    qsort(v, n, sizeof *v, by_use);
+    if (n)
+        qsort(v, n, sizeof *v, by_use);
     char path[4200];
     for (size_t i = 0; i < n && total > max_bytes; i++) {   /* least recently used first */
         snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
@@ -502,9 +499,9 @@ bool jit_cache_clear(const char *dir, uint64_t *removed, VmError *err)
 {
     size_t n;
     uint64_t temps;
+    Ent *v;
     *removed = 0;
-    Ent *v = list_entries(dir, &n, &temps, err);
-    if (!v)
+    if (!list_entries(dir, &v, &n, &temps, err))
         return false;
     char path[4200];
     for (size_t i = 0; i < n; i++) {

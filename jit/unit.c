@@ -132,6 +132,18 @@ static const char *optset_of(const JitRequest *rq, const JitTunables *tun)
     return rq->optset && *rq->optset ? rq->optset : tun->optset;
 }
 
+/* A context as every build of a unit's methods starts: gccjit's errors
+ * kept (not printed), unreachable blocks allowed.  NULL if none. */
+static gcc_jit_context *fresh_context(void)
+{
+    gcc_jit_context *c = gcc_jit_context_acquire();
+    if (c) {
+        gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
+        gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
+    }
+    return c;
+}
+
 /* Builds every live item into a fresh context, with link slots when
  * linked (the code cache is on); an item that fails is dropped and the
  * context rebuilt without it.  NULL when none is left. */
@@ -143,13 +155,11 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, bool 
             live += it[i].live;
         if (!live)
             return NULL;
-        gcc_jit_context *c = gcc_jit_context_acquire();
+        gcc_jit_context *c = fresh_context();
         if (!c) {
             vm_fail(unit_err, "gcc_jit_context_acquire failed");
             return NULL;
         }
-        gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
-        gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
         gcc_jit_context_set_str_option(c, GCC_JIT_STR_OPTION_PROGNAME, "tally-jit");
         if (!jit_options_apply(c, optset, unit_err)) {
             gcc_jit_context_release(c);
@@ -258,11 +268,9 @@ static const char *take_entries(Item *x, const JitLoaded *unit, const char *enam
 static bool from_cache(JitCache *cache, Item *x, const char *optset)
 {
     double t0 = jit_now_us();
-    gcc_jit_context *c = gcc_jit_context_acquire();
+    gcc_jit_context *c = fresh_context();
     if (!c)
         return false;
-    gcc_jit_context_set_bool_print_errors_to_stderr(c, 0);
-    gcc_jit_context_set_bool_allow_unreachable_blocks(c, 1);
     JitCodegen *cg = jit_codegen_new(c);
     JitWheres w = {0};
     JitLinks l;
