@@ -247,6 +247,10 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
         vm_module_free(m);
         return EXIT_USAGE;
     }
+    /* an audited run leaves its methods to the hot hook, where bakeoffs
+     * start: preloaded code would never be audited */
+    if (o->au.clients && o->au.clients[0])
+        o->jit_tun.preload = false;
     Jit *jit = NULL;
     JitMarkerHooks hooks;   /* markers.everywhere */
     MkEverywhereHooks *everywhere =
@@ -409,6 +413,9 @@ static int cmd_cache(Options *o, int argc, char **argv)
     }
     printf("%-12s%s\n%-12s%llu\n%-12s%llu (jit.cache_max %lld)\n", "directory:", dir, "entries:",
            (unsigned long long)u.entries, "bytes:", (unsigned long long)u.bytes, (long long)o->jit_tun.cache_max);
+    if (u.runs)
+        printf("%-12s%llu (modules whose last run's cached code is loaded at start)\n", "preload:",
+               (unsigned long long)u.runs);
     if (u.entries) {
         put_time("oldest use:", u.oldest);
         put_time("newest use:", u.newest);

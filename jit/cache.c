@@ -167,10 +167,16 @@ JitCacheStats jit_cache_stats(JitCache *c)
     __atomic_load(&c->stats.stored, &s.stored, __ATOMIC_RELAXED);
     __atomic_load(&c->stats.bad, &s.bad, __ATOMIC_RELAXED);
     __atomic_load(&c->stats.errors, &s.errors, __ATOMIC_RELAXED);
+    __atomic_load(&c->stats.preloaded, &s.preloaded, __ATOMIC_RELAXED);
     return s;
 }
 
 #define COUNT(c, field) __atomic_add_fetch(&(c)->stats.field, 1, __ATOMIC_RELAXED)
+
+void jit_cache_count_preloaded(JitCache *c)
+{
+    COUNT(c, preloaded);
+}
 
 /* ---- keys ---------------------------------------------------------------- */
 
@@ -352,6 +358,24 @@ bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCach
     return true;
 }
 
+/* Writes a then b as DIR/name, under a temporary name renamed into place:
+ * readers see the whole file or the one before it. */
+static bool put_file(JitCache *c, const char *name, uint64_t tag, const void *a, size_t alen, const void *b, size_t blen)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%016llx", c->dir, (long)getpid(), (unsigned long long)tag);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    bool ok = !vm_fault(VM_FAULT_CACHE) && write(fd, a, alen) == (ssize_t)alen && write(fd, b, blen) == (ssize_t)blen;
+    ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok)
+        unlink(tmp);
+    return ok;
+}
+
 bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t len, const JitCacheSyms *syms)
 {
     Trailer t;
@@ -362,25 +386,71 @@ bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t
     t.sum[0] = h.high64;
     t.sum[1] = h.low64;
     memcpy(t.magic, CACHE_MAGIC, sizeof t.magic);
-    char path[4200], tmp[4300];
+    char path[4200];
     entry_path(c, key, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%016llx", c->dir, (long)getpid(), (unsigned long long)key->lo);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        COUNT(c, errors);
-        return false;
-    }
-    bool ok = !vm_fault(VM_FAULT_CACHE) && write(fd, so, len) == (ssize_t)len &&
-              write(fd, &t, sizeof t) == (ssize_t)sizeof t;
-    ok = close(fd) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok) {
-        unlink(tmp);
+    if (!put_file(c, strrchr(path, '/') + 1, key->lo, so, len, &t, sizeof t)) {
         COUNT(c, errors);
         return false;
     }
     COUNT(c, stored);
     return true;
+}
+
+/* ---- a module's file: the entries its last run used (jit/preload.c) ------ */
+
+void jit_cache_run_name(const JitCache *c, const void *module, size_t len, const char *config, char *buf, size_t size)
+{
+    XXH3_state_t *st = XXH3_createState();
+    XXH128_hash_t h = {0, 0};
+    if (st) {
+        XXH3_128bits_reset(st);
+        XXH3_128bits_update(st, c->build_id, c->build_id_len);   /* its addresses are this tally's */
+        XXH3_128bits_update(st, module, len);
+        XXH3_128bits_update(st, config, strlen(config));
+        h = XXH3_128bits_digest(st);
+        XXH3_freeState(st);
+    }
+    snprintf(buf, size, "%016llx%016llx.run", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
+
+bool jit_cache_put_run(JitCache *c, const char *name, const void *data, size_t len)
+{
+    XXH128_hash_t h = XXH3_128bits(data, len);
+    uint64_t sum[2] = {h.high64, h.low64};
+    bool ok = put_file(c, name, h.low64, data, len, sum, sizeof sum);
+    if (!ok)
+        COUNT(c, errors);
+    return ok;
+}
+
+bool jit_cache_get_run(JitCache *c, const char *name, VmBuf *out)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    uint64_t sum[2];
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= sizeof sum &&
+              st.st_size < (1 << 26);
+    if (ok) {
+        size_t len = (size_t)st.st_size - sizeof sum;
+        uint8_t *d = malloc(len + 1);
+        ok = d && pread(fd, d, len, 0) == (ssize_t)len && pread(fd, sum, sizeof sum, (off_t)len) == (ssize_t)sizeof sum;
+        XXH128_hash_t h = ok ? XXH3_128bits(d, len) : (XXH128_hash_t){0, 0};
+        ok = ok && h.high64 == sum[0] && h.low64 == sum[1];
+        if (ok) {
+            vm_buf_free(out);
+            *out = (VmBuf){d, len, len + 1};
+        } else {
+            free(d);
+        }
+    }
+    close(fd);
+    if (!ok)
+        COUNT(c, bad);
+    return ok;
 }
 
 /* ---- the directory as a whole: tally cache, jit.cache_max ----------------- */
@@ -391,13 +461,14 @@ typedef struct Ent {
     struct timespec used;
 } Ent;
 
-/* An entry's file name: 32 hex digits and ".so". */
+/* An entry's file name: 32 hex digits and ".so" (code) or ".run" (a
+ * module's preload list). */
 static bool is_entry(const char *n)
 {
     size_t k = 0;
     while (k < 32 && ((n[k] >= '0' && n[k] <= '9') || (n[k] >= 'a' && n[k] <= 'f')))
         k++;
-    return k == 32 && !strcmp(n + 32, ".so");
+    return k == 32 && (!strcmp(n + 32, ".so") || !strcmp(n + 32, ".run"));
 }
 
 /* The entries of dir into *out (malloc'd, *n of them) and the count of
@@ -450,8 +521,10 @@ bool jit_cache_usage(const char *dir, JitCacheUsage *u, VmError *err)
     memset(u, 0, sizeof *u);
     if (!list_entries(dir, &v, &n, &u->temps, err))
         return false;
-    u->entries = n;
     for (size_t i = 0; i < n; i++) {
+        bool run = strlen(v[i].name) > 4 && !strcmp(v[i].name + strlen(v[i].name) - 4, ".run");
+        u->runs += run;
+        u->entries += !run;
         u->bytes += v[i].bytes;
         double t = (double)v[i].used.tv_sec + v[i].used.tv_nsec / 1e9;
         if (!i || t < u->oldest)

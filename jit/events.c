@@ -214,7 +214,7 @@ void jit_events_json(Vm *vm, FILE *f, void *ctx)
         fputs(",\n\"code_cache\":{\"dir\":", f);
         vm_json_string(f, jit_cache_path(jit->cache), SIZE_MAX);
         fprintf(f, ",\"hits\":%" PRIu64 ",\"misses\":%" PRIu64 ",\"stored\":%" PRIu64 ",\"bad\":%" PRIu64
-                   ",\"errors\":%" PRIu64 "}",
-                c.hits, c.misses, c.stored, c.bad, c.errors);
+                   ",\"errors\":%" PRIu64 ",\"preloaded\":%" PRIu64 "}",
+                c.hits, c.misses, c.stored, c.bad, c.errors, c.preloaded);
     }
 }

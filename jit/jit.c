@@ -461,6 +461,52 @@ static void compile_now(Jit *jit, VmMethod *m, const VmInsn *osr_pc)
     jit_compile_and_install(jit, &rq);
 }
 
+/* What decides a run's code besides its module, as text (malloc'd, NULL
+ * when out of memory): every IR tunable (the inliner, escape analysis,
+ * dead stores) and the option set; jit's other tunables do not change code. */
+static char *code_config(const Jit *jit)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f)
+        return NULL;
+    VmTunSet set = {.group = {&ir_tun_group}, .obj = {(void *)&jit->ir}, .n = 1};
+    vm_tun_list(f, &set, false);
+    fprintf(f, "optset=%s\n", jit->optset);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* jit_preload_run's install: cached code of the last run, before the
+ * program's first instruction (nothing runs yet, nothing is queued). */
+static void install_preloaded(void *ctx, const JitPreloaded *x)
+{
+    Jit *jit = ctx;
+    VmMethod *m = x->m;
+    keep_unit(jit, x->unit);
+    VmOsr *o = x->osr_entry ? malloc(sizeof *o) : NULL;
+    if (o) {
+        o->pc = x->osr_pc;
+        o->entry = x->osr_entry;
+        __atomic_store_n(&m->osr, o, __ATOMIC_RELEASE);
+    }
+    if (x->entry) {
+        __atomic_store_n(&m->entry, x->entry, __ATOMIC_RELEASE);
+        pthread_mutex_lock(&jit->mu);
+        if (m->index < jit->nmethods)
+            jit->state[m->index] = JIT_M_DONE;
+        pthread_mutex_unlock(&jit->mu);
+    }
+    char osr[48] = "";
+    if (o)
+        snprintf(osr, sizeof osr, " osr@%u%s", (unsigned)(x->osr_pc - m->code), x->entry ? "" : " only");
+    jit_log(jit, "preloaded %s load=%.0fus code=%zuB%s", m->name, x->us, x->code_bytes, osr);
+}
+
 /* jit->maker, the one method making each lambda's closures (CLOS c), and
  * jit->made, its inverse; both NULL when out of memory (no method is then
  * hastened or credited with its lambdas' calls). */
@@ -672,6 +718,16 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
         if (!(jit->cache = jit_cache_open(cdir, &cerr)))
             fprintf(stderr, "tally: warning: %s; the code cache is off\n", cerr.msg);
     }
+    if (jit->cache && jit->tun.preload && !jit->markers.edit) {
+        char *config = code_config(jit);
+        jit->preload = jit_preload_new(mod, jit->cache, config);
+        free(config);
+    }
+    if (jit->preload) {
+        size_t n = jit_preload_run(jit->preload, install_preloaded, jit);
+        if (n)
+            jit_log(jit, "preloaded %zu items from the code cache", n);
+    }
     if (mode == JIT_ON && !jit_thread_start(jit, err)) {
         jit_free(jit);
         return NULL;
@@ -719,10 +775,12 @@ void jit_free(Jit *jit)
                 (unsigned long long)s.dropped, (unsigned long long)s.units, (unsigned long long)s.osr_compiled,
                 (unsigned long long)s.osr_entries);
         if (jit->cache) {
+            jit_preload_save(jit->preload);
             JitCacheStats c = jit_cache_stats(jit->cache);
-            jit_log(jit, "cache %s hits=%llu misses=%llu stored=%llu bad=%llu errors=%llu", jit_cache_path(jit->cache),
-                    (unsigned long long)c.hits, (unsigned long long)c.misses, (unsigned long long)c.stored,
-                    (unsigned long long)c.bad, (unsigned long long)c.errors);
+            jit_log(jit, "cache %s hits=%llu misses=%llu stored=%llu bad=%llu errors=%llu preloaded=%llu",
+                    jit_cache_path(jit->cache), (unsigned long long)c.hits, (unsigned long long)c.misses,
+                    (unsigned long long)c.stored, (unsigned long long)c.bad, (unsigned long long)c.errors,
+                    (unsigned long long)c.preloaded);
             uint64_t gone = 0;
             VmError terr;
             if (jit->tun.cache_max > 0 &&
@@ -731,6 +789,7 @@ void jit_free(Jit *jit)
                         (unsigned long long)gone);
         }
     }
+    jit_preload_free(jit->preload);
     jit_cache_close(jit->cache);
     pthread_cond_destroy(&jit->hook_done);
     pthread_cond_destroy(&jit->idle);

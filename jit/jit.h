@@ -82,14 +82,16 @@ typedef struct JitResult {
 typedef struct Jit Jit;
 
 /* The code cache's counts (jit.cache): items found and loaded, not found,
- * stored, entries found damaged (ignored), other failures. */
+ * stored, entries found damaged (ignored), other failures, and items
+ * loaded before the program started (jit.preload). */
 typedef struct JitCacheStats {
-    uint64_t hits, misses, stored, bad, errors;
+    uint64_t hits, misses, stored, bad, errors, preloaded;
 } JitCacheStats;
 
 /* The code cache's directory as a whole (jit/cache.c; `tally cache`). */
 typedef struct JitCacheUsage {
     uint64_t entries, bytes, temps;   /* temps: files of writes under way, or of a crash */
+    uint64_t runs;                    /* modules' preload lists (jit.preload), not counted in entries */
     double oldest, newest;            /* the entries' last use, seconds since the epoch */
 } JitCacheUsage;
 /* The directory jit.cache names ("off" or "": none, false; "default":

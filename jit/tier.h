@@ -107,6 +107,7 @@ struct Jit {
     pthread_cond_t hook_done;      /* hooks_running went to 0 */
     JitMarkerHooks markers;        /* see jit_set_marker_hooks */
     struct JitCache *cache;        /* jit.cache, NULL: off */
+    struct JitPreload *preload;    /* with the cache: this run's list for the next (jit/preload.c) */
     /* the compile timeline (events.c), under evmu alone: the program's
      * threads never take it */
     pthread_mutex_t evmu;

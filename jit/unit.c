@@ -265,7 +265,7 @@ static const char *take_entries(Item *x, const JitLoaded *unit, const char *enam
  * next to gcc's) and on a hit runs the stored code: x's result is set and
  * x is no longer live.  The build's descriptors are the hit's; otherwise
  * they go, the unit's build makes its own. */
-static bool from_cache(JitCache *cache, Item *x, const char *optset)
+static bool from_cache(JitCache *cache, JitPreload *pl, Item *x, const char *optset)
 {
     double t0 = jit_now_us();
     gcc_jit_context *c = fresh_context();
@@ -294,6 +294,8 @@ static bool from_cache(JitCache *cache, Item *x, const char *optset)
         if (!hit)   /* a miss after all: the unit compiles it */
             *x->out = (JitResult){.us_ir = x->out->us_ir};
     }
+    if (hit)
+        jit_preload_note(pl, &x->key, x->rq->m, x->out->osr ? x->rq->osr_pc : NULL, x->rq->osr_only, &l, &w);
     free_wheres(&w, !hit);   /* loaded code keeps its descriptors */
     jit_links_free(&l);
     if (!hit)
@@ -308,7 +310,7 @@ static bool from_cache(JitCache *cache, Item *x, const char *optset)
 }
 
 /* Stores each keyed item the unit compiled under its key. */
-static void to_cache(JitCache *cache, Item *it, size_t n, const VmBuf *so)
+static void to_cache(JitCache *cache, JitPreload *pl, Item *it, size_t n, const VmBuf *so)
 {
     for (size_t i = 0; i < n; i++) {
         Item *x = &it[i];
@@ -319,7 +321,9 @@ static void to_cache(JitCache *cache, Item *it, size_t n, const VmBuf *so)
         snprintf(syms.entry, sizeof syms.entry, "%s", x->rq->osr_only ? "" : x->name);
         snprintf(syms.osr, sizeof syms.osr, "%s", x->out->osr ? x->osr_name : "");
         snprintf(syms.link, sizeof syms.link, "%s", x->links.sym);
-        jit_cache_store(cache, &x->key, so->data, so->len, &syms);
+        if (jit_cache_store(cache, &x->key, so->data, so->len, &syms))
+            jit_preload_note(pl, &x->key, x->rq->m, x->out->osr ? x->rq->osr_pc : NULL, x->rq->osr_only, &x->links,
+                             &x->wheres);
     }
 }
 
@@ -396,7 +400,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
     JitCache *cache = jit && jit->cache && !mk.edit && jit_load_route(tun) == JIT_LOAD_AS ? jit->cache : NULL;
     for (size_t i = 0; cache && i < n; i++)
         if (it[i].live && !it[i].marks.at)
-            ok += from_cache(cache, &it[i], optset);
+            ok += from_cache(cache, jit->preload, &it[i], optset);
     double us_compile = 0, us_assemble = 0;
     JitLoaded unit = {0};
     VmBuf so = {0};
@@ -444,7 +448,7 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
         compiled++;
     }
     if (cache && so.len)
-        to_cache(cache, it, n, &so);
+        to_cache(cache, jit->preload, it, n, &so);
     vm_buf_free(&so);
     uint64_t unit_id = 0;
     for (size_t i = 0; i < n && !unit_id; i++)

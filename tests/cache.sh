@@ -9,7 +9,10 @@
 # rewritten; two processes filling the cache at once leave every entry
 # loadable; a directory open to other users or not the user's is refused
 # with a message, and the program runs as without a cache; a failed write
-# stores nothing and changes nothing else.  Compiles are made
+# stores nothing and changes nothing else.  With jit.preload, a second
+# run of the same module, compiled alike, loads every item the first run
+# compiled before it starts and compiles nothing; a damaged list is
+# ignored.  Compiles are made
 # deterministic with --jit=eager (every method at start, no profile yet)
 # and --jit=sync (when hot, on the program's thread).
 set -u
@@ -45,13 +48,16 @@ fn main() {
 EOF
 
 # run NAME CACHE ARGS...: runs prog.tl with the cache, stdout to NAME.out,
-# stderr to NAME.err, the status in NAME.st
+# stderr to NAME.err, the status in NAME.st; without preloading (jit.preload,
+# checked at the end) unless ARGS turn it on
 run() {
     local name=$1 cache=$2
     shift 2
-    "$T" --log=jit -X jit.cache="$cache" "$@" run "$D/prog.tl" >"$D/$name.out" 2>"$D/$name.err" </dev/null
+    "$T" --log=jit -X jit.cache="$cache" -X jit.preload=false "$@" run "${PROG:-$D/prog.tl}" >"$D/$name.out" \
+        2>"$D/$name.err" </dev/null
     echo $? >"$D/$name.st"
 }
+preloaded() { grep -c ' jit: preloaded [^0-9]' "$D/$1.err"; }
 compiled() { grep -c ' jit: compiled #' "$D/$1.err"; }
 cached() { grep -c ' jit: compiled #.* cached$' "$D/$1.err"; }
 summary() { grep -o " jit: cache .*" "$D/$1.err"; }
@@ -79,12 +85,12 @@ done
 
 # the stats file says the same: each compile's "cached", the cache's counts
 C="$D/c-eager"
-"$T" -X jit.cache="$C" --jit=eager --stats="$D/s.json" run "$D/prog.tl" >/dev/null 2>&1 </dev/null
+"$T" -X jit.cache="$C" -X jit.preload=false --jit=eager --stats="$D/s.json" run "$D/prog.tl" >/dev/null 2>&1 </dev/null
 n=$(compiled eager-1)
 if ! build/jsoncheck "$D/s.json" >/dev/null 2>&1; then
     echo "FAIL cache-stats-json: not valid JSON"
 elif (($(grep -o '"cached":true' "$D/s.json" | wc -l) != n)) ||
-    ! grep -qE "\"code_cache\":\{\"dir\":\"$C\",\"hits\":$n,\"misses\":0,\"stored\":0,\"bad\":0,\"errors\":0\}" "$D/s.json"; then
+    ! grep -qE "\"code_cache\":\{\"dir\":\"$C\",\"hits\":$n,\"misses\":0,\"stored\":0,\"bad\":0,\"errors\":0,\"preloaded\":0\}" "$D/s.json"; then
     echo "FAIL cache-stats-json: $(grep -o '"code_cache":{[^}]*}' "$D/s.json")"
 else
     echo "PASS cache-stats-json"
@@ -102,7 +108,7 @@ fi
 # a changed method misses, the unchanged ones still hit (eager: main,
 # with walk, Point.norm1 and abs inlined, and fib)
 sed 's/return abs(self.x) + abs(self.y);/return abs(self.x) + 2 * abs(self.y);/' "$D/prog.tl" >"$D/prog2.tl"
-"$T" --log=jit -X jit.cache="$C" --jit=eager run "$D/prog2.tl" >"$D/changed.out" 2>"$D/changed.err" </dev/null
+"$T" --log=jit -X jit.cache="$C" -X jit.preload=false --jit=eager run "$D/prog2.tl" >"$D/changed.out" 2>"$D/changed.err" </dev/null
 if ! grep -E ' jit: compiled #[0-9]+ main ' "$D/changed.err" | grep -vq ' cached$'; then
     echo "FAIL cache-changed-method-misses: main (inlining the changed Point.norm1) not compiled anew"
 elif ! grep -qE ' jit: compiled #[0-9]+ fib .* cached$' "$D/changed.err"; then
@@ -200,7 +206,7 @@ else
 fi
 touch -d '2 days ago' "$C"/*.so
 sed 's/fib(22)/fib(21)/' "$D/prog2.tl" >"$D/prog3.tl"
-"$T" --log=jit -X jit.cache="$C" -X jit.cache_max=1 --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/trim.err" </dev/null
+"$T" --log=jit -X jit.cache="$C" -X jit.preload=false -X jit.cache_max=1 --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/trim.err" </dev/null
 left=$(ls "$C"/*.so 2>/dev/null | wc -l)
 if ! grep -q "jit: cache trimmed to jit.cache_max: [0-9]* least recently used entries removed" "$D/trim.err" ||
     ((left != 0)); then
@@ -210,11 +216,11 @@ else
 fi
 run lru-1 "$C" --jit=eager
 touch -d '2 days ago' "$C"/*.so
-"$T" -X jit.cache="$C" --jit=eager run "$D/prog3.tl" >/dev/null 2>&1 </dev/null
+"$T" -X jit.cache="$C" -X jit.preload=false --jit=eager run "$D/prog3.tl" >/dev/null 2>&1 </dev/null
 total=$(cat "$C"/*.so | wc -c)
-"$T" --log=jit -X jit.cache="$C" --jit=eager -X jit.cache_max=$((total - 1)) run "$D/prog3.tl" >/dev/null \
+"$T" --log=jit -X jit.cache="$C" -X jit.preload=false --jit=eager -X jit.cache_max=$((total - 1)) run "$D/prog3.tl" >/dev/null \
     2>"$D/lru-2.err" </dev/null
-"$T" --log=jit -X jit.cache="$C" --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/lru-3.err" </dev/null
+"$T" --log=jit -X jit.cache="$C" -X jit.preload=false --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/lru-3.err" </dev/null
 run lru-4 "$C" --jit=eager
 if ! grep -q ' jit: cache trimmed to jit.cache_max: 1 least' "$D/lru-2.err"; then
     echo "FAIL cache-max-lru: not one entry trimmed at jit.cache_max=$((total - 1)): $(grep -m1 trimmed "$D/lru-2.err")"
@@ -237,4 +243,70 @@ if [[ $st != 2 ]] || ! grep -q "unknown cache command 'bogus'" "$D/bogus.out"; t
     echo "FAIL cache-command-bad: status $st: $(head -1 "$D/bogus.out")"
 else
     echo "PASS cache-command-bad"
+fi
+
+# jit.preload: a second run of the same module loads, before the program
+# starts, every item the first compiled: nothing is compiled, the output
+# is the same (background compiles and eager ones)
+for mode in on eager; do
+    C="$D/p-$mode"
+    run "pre-$mode-1" "$C" --jit=$mode -X jit.preload=true
+    run "pre-$mode-2" "$C" --jit=$mode -X jit.preload=true
+    n1=$(compiled "pre-$mode-1") p2=$(preloaded "pre-$mode-2") n2=$(compiled "pre-$mode-2")
+    if ! same_output "pre-$mode-1" || ! same_output "pre-$mode-2"; then
+        echo "FAIL cache-preload-$mode: output or status differs: $(head -2 "$D/pre-$mode-2.err" | tr '\n' ' ')"
+    elif ((n1 < 1 || p2 != n1 || n2 != 0)); then
+        echo "FAIL cache-preload-$mode: the first run compiled $n1 items; the second preloaded $p2 and compiled $n2"
+    elif ! summary "pre-$mode-2" | grep -qE "bad=0 errors=0 preloaded=$p2$" ||
+        ! grep -qE ' jit: preloaded [0-9]+ items from the code cache$' "$D/pre-$mode-2.err"; then
+        echo "FAIL cache-preload-$mode: summary $(summary "pre-$mode-2")"
+    else
+        echo "PASS cache-preload-$mode"
+    fi
+done
+"$T" -X jit.cache="$D/p-on" --stats="$D/pre.json" run "$D/prog.tl" >/dev/null 2>&1 </dev/null
+if ! build/jsoncheck "$D/pre.json" >/dev/null 2>&1 || ! grep -qE '"code_cache":\{[^}]*"preloaded":[1-9]' "$D/pre.json"; then
+    echo "FAIL cache-preload-stats: $(grep -o '"code_cache":{[^}]*}' "$D/pre.json")"
+else
+    echo "PASS cache-preload-stats"
+fi
+
+# no preloading: when turned off, under --audit (bakeoffs start from the
+# hot hook), for another module (the changed program), or where the code
+# would be other code (another option set, another inliner tunable)
+C="$D/p-on"
+run pre-off "$C" -X jit.preload=false
+run pre-audit "$C" -X jit.preload=true --audit=aa
+run pre-optset "$C" -X jit.preload=true -X jit.optset=O1
+run pre-inline "$C" -X jit.preload=true -X inline.max_depth=2
+PROG="$D/prog2.tl" run pre-changed "$C" -X jit.preload=true
+for name in pre-off pre-audit pre-optset pre-inline; do
+    if ! same_output $name || (($(preloaded $name) != 0)); then
+        echo "FAIL cache-preload-not-$name: $(preloaded $name) items preloaded, status $(cat "$D/$name.st")"
+    else
+        echo "PASS cache-preload-not-$name"
+    fi
+done
+if [[ $(cat "$D/pre-changed.st") != 0 ]] || (($(preloaded pre-changed) != 0)); then
+    echo "FAIL cache-preload-other-module: $(preloaded pre-changed) items of prog.tl's list loaded for prog2.tl"
+else
+    echo "PASS cache-preload-other-module"
+fi
+
+# a damaged list is ignored (counted bad) and rewritten; a list whose
+# entries are gone loads nothing and the methods compile again
+C="$D/p-eager"
+for f in "$C"/*.run; do printf '\x55' | dd of="$f" bs=1 seek=20 conv=notrunc status=none; done
+run pre-bad "$C" --jit=eager -X jit.preload=true
+run pre-rewritten "$C" --jit=eager -X jit.preload=true
+rm -f "$C"/*.so
+run pre-gone "$C" --jit=eager -X jit.preload=true
+if ! same_output pre-bad || (($(preloaded pre-bad) != 0)) || ! summary pre-bad | grep -q 'bad=1 '; then
+    echo "FAIL cache-preload-damaged: $(preloaded pre-bad) preloaded: $(summary pre-bad)"
+elif ! same_output pre-rewritten || (($(preloaded pre-rewritten) == 0)); then
+    echo "FAIL cache-preload-damaged: the list was not rewritten: $(summary pre-rewritten)"
+elif ! same_output pre-gone || (($(preloaded pre-gone) != 0)) || (($(compiled pre-gone) == 0)); then
+    echo "FAIL cache-preload-entries-gone: $(preloaded pre-gone) preloaded, $(compiled pre-gone) compiled"
+else
+    echo "PASS cache-preload-damaged"
 fi
