@@ -1132,3 +1132,35 @@ fi
 check markers-bench-part-bad 2 "unknown part 'speed'" -- bash bench/markers/markers.sh speed
 check markers-bench-runs-bad 2 "runs must be a positive number" -- bash bench/markers/markers.sh --runs=0 cost
 check markers-bench-unknown 2 "unknown benchmark 'Nope'" -- bash bench/markers/markers.sh --quick cost Nope
+# bench/startup.sh awfy: the first iteration each harness prints, per
+# configuration, with stand-ins for java (2 ms) and tally (1 ms cold or
+# without a cache, 0.5 ms with the warm cache, which the stand-in finds
+# filled by the three runs before the rounds)
+mkdir -p "$D/su-classes" && touch "$D/su-classes/Harness.class"
+printf '#!/bin/sh\necho "$4: iterations=1 runtime: 2000us"\necho "$4: iterations=1 average: 2000us"\n' >"$D/su-java"
+cat >"$D/su-tally" <<'SH'
+#!/bin/bash
+cache="" prog=""
+for a in "$@"; do
+    case $a in jit.cache=*) cache=${a#jit.cache=} ;; *.tl) prog=$(basename "$a" .tl) ;; esac
+done
+us=1000
+if [[ -n $cache ]]; then
+    mkdir -p "$cache"
+    [[ $(ls "$cache" | wc -l) -ge 3 ]] && us=500
+    touch "$cache/run-$RANDOM$RANDOM"
+fi
+echo "$prog: iterations=1 runtime: ${us}us"
+echo "$prog: iterations=1 average: ${us}us"
+SH
+chmod +x "$D/su-java" "$D/su-tally"
+TALLY=$D/su-tally JAVA=$D/su-java JAVAC=false JAVA_CLASSES=$D/su-classes bash bench/startup.sh --runs=2 awfy \
+    >"$D/su.out" 2>"$D/su.err" </dev/null
+st=$?
+if ((st == 0)) && grep -qx '| Bounce | 1500 | 2 | 1 | 1 | 0.5 | 0.50 | 0.25 |' "$D/su.out" &&
+    (($(grep -c '^| [A-Z][A-Za-z]* | [0-9]* | 2 | 1 | 1 | 0.5 |' "$D/su.out") == 14)) &&
+    grep -qx 'geometric mean, first iteration / HotSpot: no cache 0.50, warm cache 0.25' "$D/su.out"; then
+    echo "PASS startup-awfy-first-iteration"
+else
+    echo "FAIL startup-awfy-first-iteration: status $st: $(grep -m3 -E 'Bounce|geometric|startup.sh' "$D/su.out" "$D/su.err")"
+fi
