@@ -246,13 +246,14 @@ typedef struct JitPreloaded {
 } JitPreloaded;
 /* The recorder of mod's run compiled as config says (NULL without a
  * cache, or out of memory). */
-JitPreload *jit_preload_new(const VmModule *mod, JitCache *cache, const char *config);
+JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config);
 /* An item found in the cache or stored there, with its slots l and error
  * sites w: listed for the next run when every slot can be described. */
 void jit_preload_note(JitPreload *pl, const JitCacheKey *key, const VmMethod *m, const VmInsn *osr_pc, bool osr_only,
                       const JitLinks *l, const JitWheres *w);
 /* Loads the items the last run listed and calls install for each that
- * loads; returns how many did.  Call before the program starts. */
+ * loads, then sets the listed profile of each method whose entry was
+ * installed; returns how many loaded.  Call before the program starts. */
 size_t jit_preload_run(JitPreload *pl, void (*install)(void *ctx, const JitPreloaded *x), void *ctx);
 /* Writes this run's list (none noted: the last one stays). */
 bool jit_preload_save(JitPreload *pl);

@@ -12,9 +12,14 @@
  * its bytecode, a class, a type, a global), a string constant's object, a
  * type's class, an address in tally's own image (same build id, same
  * offsets), a library's symbol, or an error site (methods and pcs).
+ * After the items, the branch and call-site profile of each method whose
+ * entry is listed: compiled code does not record them, so a method that
+ * runs preloaded code from its first call would otherwise leave later
+ * compiles that inline it an empty profile.
  * Next run, before the program's first instruction: each item's
  * descriptions are resolved in this process, its entry loaded from the
- * cache and its slots filled, and the code installed as if compiled now.
+ * cache and its slots filled, and the code installed as if compiled now;
+ * a method whose entry is installed gets the listed profile.
  * Invariants: a value is described only when its description resolves
  * back to it in the recording process (else the item is not listed); a
  * list is read only from the cache's own directory, checked by its
@@ -47,7 +52,7 @@ typedef enum {
 enum { TAB_CONSTS, TAB_TYPES, TAB_CLASSES, TAB_FIELDS, TAB_METHODS, TAB_NATIVES, TAB_GLOBALS, TAB_GVALS, TAB_N };
 
 struct JitPreload {
-    const VmModule *mod;
+    VmModule *mod;
     JitCache *cache;
     char name[64];             /* the module's list in the cache */
     uintptr_t image_lo, image_hi, image_base;
@@ -331,6 +336,79 @@ static bool resolve(const JitPreload *pl, Cur *c, JitWheres *w, const void **out
     }
 }
 
+/* ---- profiles -------------------------------------------------------------- */
+
+static uint32_t class_index(const VmModule *mod, const VmClass *c)
+{
+    size_t bytes = 0;
+    uint64_t off;
+    if (!c || !in_table(mod, TAB_CLASSES, c, &bytes, &off) || off % sizeof *mod->classes || off == bytes)
+        return UINT32_MAX;
+    return (uint32_t)(off / sizeof *mod->classes);
+}
+
+/* m's branch and call-site profile, as the list holds it. */
+static void put_profile(VmBuf *b, const VmModule *mod, const VmMethod *m)
+{
+    put_u32(b, method_index(mod, m));
+    put_u32(b, m->prof.nbranches);
+    for (uint32_t i = 0; i < m->prof.nbranches; i++) {
+        put_u64(b, VM_PROF_GET(m->prof.branches[i].taken));
+        put_u64(b, VM_PROF_GET(m->prof.branches[i].not_taken));
+    }
+    put_u32(b, m->prof.nsites);
+    for (uint32_t i = 0; i < m->prof.nsites; i++) {
+        const VmCallSite *s = &m->prof.sites[i];
+        for (int w = 0; w < VM_SITE_WAYS; w++) {
+            put_u32(b, class_index(mod, VM_PROF_GET(s->seen[w].cls)));
+            put_u64(b, VM_PROF_GET(s->seen[w].count));
+            put_u32(b, method_index(mod, VM_PROF_GET(s->seen[w].m)));
+        }
+        put_u64(b, VM_PROF_GET(s->other));
+    }
+}
+
+/* Reads one profile; sets it on its method when apply[method] (its entry
+ * was installed) and it has the method's shape.  False: the list ends. */
+static bool take_profile(const JitPreload *pl, Cur *c, const bool *apply)
+{
+    const VmModule *mod = pl->mod;
+    uint32_t mi = get_u32(c), nb = get_u32(c);
+    if (c->bad || mi >= mod->nmethods || nb > (1u << 24) || (size_t)(c->end - c->p) < (size_t)nb * 16)
+        return false;
+    VmMethod *m = &mod->methods[mi];
+    bool set = apply[mi] && nb == m->prof.nbranches;
+    for (uint32_t i = 0; i < nb; i++) {
+        uint64_t t = get_u64(c), nt = get_u64(c);
+        if (set) {
+            VM_PROF_SET(m->prof.branches[i].taken, t);
+            VM_PROF_SET(m->prof.branches[i].not_taken, nt);
+        }
+    }
+    uint32_t ns = get_u32(c);
+    if (c->bad || ns > (1u << 24))
+        return false;
+    set = apply[mi] && ns == m->prof.nsites;
+    for (uint32_t i = 0; i < ns && !c->bad; i++) {
+        VmCallSite *s = set ? &m->prof.sites[i] : NULL;
+        for (int w = 0; w < VM_SITE_WAYS; w++) {
+            uint32_t ci = get_u32(c);
+            uint64_t n = get_u64(c);
+            uint32_t wi = get_u32(c);
+            if (s) {   /* a way names a class (and, at interface sites, its method), or is empty */
+                bool ok = ci < mod->nclasses;
+                VM_PROF_SET(s->seen[w].cls, ok ? &mod->classes[ci] : NULL);
+                VM_PROF_SET(s->seen[w].m, ok && wi < mod->nmethods ? &mod->methods[wi] : NULL);
+                VM_PROF_SET(s->seen[w].count, ok ? n : 0);
+            }
+        }
+        uint64_t other = get_u64(c);
+        if (s)
+            VM_PROF_SET(s->other, other);
+    }
+    return !c->bad;
+}
+
 /* ---- recording ------------------------------------------------------------ */
 
 static bool same_where(const JitWhere *a, const JitWhere *b)
@@ -343,7 +421,7 @@ static bool same_where(const JitWhere *a, const JitWhere *b)
     return true;
 }
 
-JitPreload *jit_preload_new(const VmModule *mod, JitCache *cache, const char *config)
+JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config)
 {
     if (!mod || !cache || !config)
         return NULL;
@@ -425,7 +503,33 @@ bool jit_preload_save(JitPreload *pl)
     pthread_mutex_lock(&pl->mu);
     put_u32(&out, pl->nitems);
     vm_buf_put(&out, pl->items.data, pl->items.len);
+    /* the profiles of the methods whose entries are listed (an item's
+     * method index follows its key, its OSR-only flag after the OSR pc) */
+    bool *seen = calloc(pl->mod->nmethods ? pl->mod->nmethods : 1, 1);
+    VmBuf prof = {0};
+    uint32_t nprof = 0;
+    Cur c = {pl->items.data, pl->items.data + pl->items.len, false};
+    for (uint32_t i = 0; seen && i < pl->nitems; i++) {
+        uint32_t len = get_u32(&c);
+        Cur it = {c.p, c.p + len, false};
+        JitCacheKey key;
+        take(&it, &key, sizeof key);
+        uint32_t mi = get_u32(&it);
+        get_u32(&it);
+        bool osr_only = get_u8(&it);
+        if (!it.bad && !osr_only && mi < pl->mod->nmethods && !seen[mi]) {
+            seen[mi] = true;
+            put_profile(&prof, pl->mod, &pl->mod->methods[mi]);
+            nprof++;
+        }
+        c.p += len;
+    }
     pthread_mutex_unlock(&pl->mu);
+    free(seen);
+    put_u32(&out, nprof);
+    if (prof.len)
+        vm_buf_put(&out, prof.data, prof.len);
+    vm_buf_free(&prof);
     bool ok = out.data && jit_cache_put_run(pl->cache, pl->name, out.data, out.len);
     vm_buf_free(&out);
     return ok;
@@ -498,7 +602,10 @@ size_t jit_preload_run(JitPreload *pl, void (*install)(void *ctx, const JitPrelo
     take(&c, magic, sizeof magic);
     uint32_t n = get_u32(&c);
     size_t done = 0;
-    for (uint32_t i = 0; !c.bad && memcmp(magic, RUN_MAGIC, 8) == 0 && i < n; i++) {
+    bool *entry = calloc(pl->mod->nmethods ? pl->mod->nmethods : 1, 1);   /* installed entries */
+    if (!entry || memcmp(magic, RUN_MAGIC, 8) != 0)
+        c.bad = true;
+    for (uint32_t i = 0; !c.bad && i < n; i++) {
         uint32_t len = get_u32(&c);
         if (c.bad || (size_t)(c.end - c.p) < len)
             break;
@@ -508,6 +615,8 @@ size_t jit_preload_run(JitPreload *pl, void (*install)(void *ctx, const JitPrelo
         if (load_item(pl, &item, &x)) {
             x.us = jit_now_us() - t0;
             install(ctx, &x);
+            if (x.entry)
+                entry[x.m->index] = true;
             jit_cache_count_preloaded(pl->cache);
             JitCacheKey key;
             memcpy(&key, c.p, sizeof key);
@@ -518,6 +627,11 @@ size_t jit_preload_run(JitPreload *pl, void (*install)(void *ctx, const JitPrelo
         }
         c.p += len;
     }
+    uint32_t nprof = get_u32(&c);
+    for (uint32_t i = 0; !c.bad && i < nprof; i++)
+        if (!take_profile(pl, &c, entry))
+            break;
+    free(entry);
     vm_buf_free(&list);
     return done;
 }

@@ -270,6 +270,21 @@ if ! build/jsoncheck "$D/pre.json" >/dev/null 2>&1 || ! grep -qE '"code_cache":\
 else
     echo "PASS cache-preload-stats"
 fi
+# a preloaded method keeps the branch and call-site profile of the run
+# that listed it (its compiled code records none): walk's, which runs
+# preloaded code from its first call, is the last run's
+C="$D/p-prof"
+"$T" -X jit.cache="$C" --stats="$D/prof-1.json" run "$D/prog.tl" >/dev/null 2>&1 </dev/null
+"$T" -X jit.cache="$C" --stats="$D/prof-2.json" --log=jit run "$D/prog.tl" >/dev/null 2>"$D/prof-2.err" </dev/null
+shape() { grep -o '{"name":"walk",.*"sites":\[[^]]*\]' "$1" | sed 's/"calls".*"branches"/"branches"/'; }
+if ! grep -qE ' jit: preloaded walk .*osr@' "$D/prof-2.err"; then
+    echo "FAIL cache-preload-profile: walk not preloaded: $(grep -m2 'jit: preloaded' "$D/prof-2.err")"
+elif [[ -z $(shape "$D/prof-1.json") || $(shape "$D/prof-1.json") != "$(shape "$D/prof-2.json")" ]] ||
+    ! shape "$D/prof-2.json" | grep -q '"receivers":\[{"class":"Point","count":[1-9]'; then
+    echo "FAIL cache-preload-profile: $(shape "$D/prof-1.json") vs $(shape "$D/prof-2.json")"
+else
+    echo "PASS cache-preload-profile"
+fi
 
 # no preloading: when turned off, under --audit (bakeoffs start from the
 # hot hook), for another module (the changed program), or where the code
