@@ -230,9 +230,10 @@ bench-jit: setup ## CLBG kernels against their C twins, JIT off and on (bench/ke
 	@$(MAKE) --no-print-directory bin/tally
 	@TALLY_CONFIGS="--jit=off --jit=on" bash bench/kernels/kernels.sh
 
-bench-startup: setup ## short runs with a cold and a warm code cache: fib(32) and the kernels (bench/startup.sh)
+bench-startup: setup ## short runs with a cold and a warm code cache: fib(32), the kernels, AWFY's first iteration against HotSpot (bench/startup.sh)
+	@sh tools/setup.sh peers
 	@$(MAKE) --no-print-directory bin/tally
-	@bash bench/startup.sh
+	@bash bench/startup.sh fib nbody spectralnorm mandelbrot fannkuch awfy
 
 bench-audit: setup ## what the auditor's dispatchers cost on AWFY (bench/audit-overhead)
 	@$(MAKE) --no-print-directory bin/tally
