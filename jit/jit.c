@@ -501,6 +501,15 @@ static void install_preloaded(void *ctx, const JitPreloaded *x)
             jit->state[m->index] = JIT_M_DONE;
         pthread_mutex_unlock(&jit->mu);
     }
+    /* the compile timeline's event: a load, at the start */
+    JitRequest rq;
+    jit_request_init(jit, &rq, m);
+    rq.osr_pc = o ? x->osr_pc : NULL;
+    rq.osr_only = !x->entry;
+    rq.t_queued -= x->us / 1e6;
+    JitResult res = {.entry = x->entry, .unit = x->unit, .code_bytes = x->code_bytes, .us_assemble = x->us,
+                     .osr = o, .unit_id = rq.id, .unit_size = 1, .cached = true};
+    jit_event_tier(jit, &rq, &res, rq.t_queued, NULL);
     char osr[48] = "";
     if (o)
         snprintf(osr, sizeof osr, " osr@%u%s", (unsigned)(x->osr_pc - m->code), x->entry ? "" : " only");

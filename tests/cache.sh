@@ -265,7 +265,9 @@ for mode in on eager; do
     fi
 done
 "$T" -X jit.cache="$D/p-on" --stats="$D/pre.json" run "$D/prog.tl" >/dev/null 2>&1 </dev/null
-if ! build/jsoncheck "$D/pre.json" >/dev/null 2>&1 || ! grep -qE '"code_cache":\{[^}]*"preloaded":[1-9]' "$D/pre.json"; then
+npre=$(grep -oE '"code_cache":\{[^}]*"preloaded":[0-9]+' "$D/pre.json" | grep -oE '[0-9]+$')
+if ! build/jsoncheck "$D/pre.json" >/dev/null 2>&1 || ((${npre:-0} == 0)) ||
+    (($(grep -c '^{"compile":.*"ir_us":0,"compile_us":0,.*"cached":true' "$D/pre.json") != npre)); then
     echo "FAIL cache-preload-stats: $(grep -o '"code_cache":{[^}]*}' "$D/pre.json")"
 else
     echo "PASS cache-preload-stats"
