@@ -111,6 +111,19 @@ else:
     print("PASS stats-marker-weights (%d variants)" % checked)
 PYEOF
 
+# a run whose code comes from the code cache: its loads are drawn and
+# listed as such (the second run preloads what the first compiled)
+for k in 1 2; do
+    "$T" --jit=eager -X jit.cache="$D/cache" --stats="$D/cached.json" run tests/fixtures/report/hot.tl 10 >/dev/null 2>&1 </dev/null
+done
+if ! "$T" report "$D/cached.json" -o "$D/cached.html" >"$D/out" 2>&1; then
+    echo "FAIL report-cached: $(head -2 "$D/out")"
+elif ! grep -q 'loaded from the code cache' "$D/cached.html" || ! grep -q '<td>ok, from the code cache</td>' "$D/cached.html"; then
+    echo "FAIL report-cached: no load drawn or listed: $(grep -o '"cached":[a-z]*' "$D/cached.json" | sort | uniq -c | tr '\n' ' ')"
+else
+    echo "PASS report-cached"
+fi
+
 # ---- the report ----------------------------------------------------------------------
 check report-make 0 "" -- "$T" report "$D/hot.json" "$D/loops.json" -o "$D/report.html"
 R=$D/report.html
