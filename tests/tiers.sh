@@ -23,12 +23,16 @@ LOOPS_TIER="$AUDIT_TIER -X audit.timing=markers -X markers.min_cost=0"
 # the code cache: every method compiled with link slots, and loaded from
 # the cache when an earlier program (or run) compiled it to the same code
 # (the standard library's methods, the same program run again)
-CACHE_TIER="$B/tally --jit=eager -X jit.cache=${TALLY_TIER_CACHE:-${TMPDIR:-/tmp}/tally-tier-cache-$(id -u)}"
-CACHE_TIER+=" -X jit.cache_max=64M"
+TIER_CACHE=${TALLY_TIER_CACHE:-${TMPDIR:-/tmp}/tally-tier-cache-$(id -u)}
+CACHE_TIER="$B/tally --jit=eager -X jit.cache=$TIER_CACHE -X jit.cache_max=64M"
+# and, run right after it, the background JIT with the same cache: it
+# preloads, before the program starts, the code the cached tier's run of
+# the same program compiled or loaded (jit.preload)
+PRELOAD_TIER="$B/tally -X jit.cache=$TIER_CACHE -X jit.cache_max=64M"
 # shellcheck disable=SC2034  # used by the scripts that source this file
 TIERS=("$B/tally-switch --jit=off" "$B/tally --jit=off" "$B/tally --jit=eager" "$B/tally" "$AUDIT_TIER"
-    "$MARKERS_TIER" "$LOOPS_TIER" "$CACHE_TIER")
-TIER_NAMES=(switch off eager on audit markers loops cached)
+    "$MARKERS_TIER" "$LOOPS_TIER" "$CACHE_TIER" "$PRELOAD_TIER")
+TIER_NAMES=(switch off eager on audit markers loops cached preloaded)
 if [[ -n ${TALLY_TIERS:-} ]]; then
     chosen=()
     for name in $TALLY_TIERS; do
