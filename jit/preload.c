@@ -61,6 +61,7 @@ struct JitPreload {
     uint32_t nitems;
     JitCacheKey *keys;         /* theirs, not listed twice */
     uint32_t capkeys;
+    bool *entry_listed;        /* per method: an item of this run's list has its entry */
 };
 
 /* ---- tally's own image ---------------------------------------------------- */
@@ -426,6 +427,10 @@ JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config)
     if (!mod || !cache || !config)
         return NULL;
     JitPreload *pl = calloc(1, sizeof *pl);
+    if (pl && !(pl->entry_listed = calloc(mod->nmethods ? mod->nmethods : 1, 1))) {
+        free(pl);
+        pl = NULL;
+    }
     if (!pl)
         return NULL;
     pl->mod = mod;
@@ -439,8 +444,10 @@ JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config)
     return pl;
 }
 
-/* Adds one item to this run's list; under mu. */
-static void add_locked(JitPreload *pl, const JitCacheKey *key, const uint8_t *item, size_t len)
+/* Adds one item (of method mi, its entry unless osr_only) to this run's
+ * list; under mu. */
+static void add_locked(JitPreload *pl, const JitCacheKey *key, uint32_t mi, bool osr_only, const uint8_t *item,
+                       size_t len)
 {
     for (uint32_t i = 0; i < pl->nitems; i++)
         if (pl->keys[i].hi == key->hi && pl->keys[i].lo == key->lo)
@@ -454,6 +461,7 @@ static void add_locked(JitPreload *pl, const JitCacheKey *key, const uint8_t *it
         pl->capkeys = cap;
     }
     pl->keys[pl->nitems++] = *key;
+    pl->entry_listed[mi] |= !osr_only;
     put_u32(&pl->items, (uint32_t)len);
     vm_buf_put(&pl->items, item, len);
 }
@@ -488,7 +496,7 @@ void jit_preload_note(JitPreload *pl, const JitCacheKey *key, const VmMethod *m,
     }
     if (ok) {
         pthread_mutex_lock(&pl->mu);
-        add_locked(pl, key, b.data, b.len);
+        add_locked(pl, key, mi, osr_only, b.data, b.len);
         pthread_mutex_unlock(&pl->mu);
     }
     vm_buf_free(&b);
@@ -503,29 +511,15 @@ bool jit_preload_save(JitPreload *pl)
     pthread_mutex_lock(&pl->mu);
     put_u32(&out, pl->nitems);
     vm_buf_put(&out, pl->items.data, pl->items.len);
-    /* the profiles of the methods whose entries are listed (an item's
-     * method index follows its key, its OSR-only flag after the OSR pc) */
-    bool *seen = calloc(pl->mod->nmethods ? pl->mod->nmethods : 1, 1);
+    /* the profiles of the methods whose entries are listed */
     VmBuf prof = {0};
     uint32_t nprof = 0;
-    Cur c = {pl->items.data, pl->items.data + pl->items.len, false};
-    for (uint32_t i = 0; seen && i < pl->nitems; i++) {
-        uint32_t len = get_u32(&c);
-        Cur it = {c.p, c.p + len, false};
-        JitCacheKey key;
-        take(&it, &key, sizeof key);
-        uint32_t mi = get_u32(&it);
-        get_u32(&it);
-        bool osr_only = get_u8(&it);
-        if (!it.bad && !osr_only && mi < pl->mod->nmethods && !seen[mi]) {
-            seen[mi] = true;
+    for (uint32_t mi = 0; mi < pl->mod->nmethods; mi++)
+        if (pl->entry_listed[mi]) {
             put_profile(&prof, pl->mod, &pl->mod->methods[mi]);
             nprof++;
         }
-        c.p += len;
-    }
     pthread_mutex_unlock(&pl->mu);
-    free(seen);
     put_u32(&out, nprof);
     if (prof.len)
         vm_buf_put(&out, prof.data, prof.len);
@@ -542,6 +536,7 @@ void jit_preload_free(JitPreload *pl)
     pthread_mutex_destroy(&pl->mu);
     vm_buf_free(&pl->items);
     free(pl->keys);
+    free(pl->entry_listed);
     free(pl);
 }
 
@@ -621,7 +616,7 @@ size_t jit_preload_run(JitPreload *pl, void (*install)(void *ctx, const JitPrelo
             JitCacheKey key;
             memcpy(&key, c.p, sizeof key);
             pthread_mutex_lock(&pl->mu);
-            add_locked(pl, &key, c.p, len);   /* listed again for the next run */
+            add_locked(pl, &key, x.m->index, !x.entry, c.p, len);   /* listed again for the next run */
             pthread_mutex_unlock(&pl->mu);
             done++;
         }
