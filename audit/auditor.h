@@ -105,6 +105,7 @@ struct AuAuditor {
     uint32_t slots;        /* a bit per policy slot in use, reserved ahead included */
     AuBakeoff *ahead;      /* the one record compiling or READY ahead of a slot, or NULL */
     struct AuRecorder *rec; /* audit.record, or NULL; its own lock */
+    struct AuVerdicts *verdicts; /* audit.remember (remember.c), or NULL; its own lock */
     bool rec_ok;           /* its file was completed (au_auditor_recorded) */
     VmError rec_err;       /* else why not */
 };

@@ -124,6 +124,7 @@
 #include "auditor.h"
 #include "loops.h"
 #include "record.h"
+#include "remember.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -663,6 +664,7 @@ static void end_same(AuAuditor *au, AuBakeoff *b, bool alone)
     b->rec.t_decided = au_since(au);
     release(au, b);
     event(au, b, AU_EV_DECIDED);
+    au_remember_note(au->verdicts, au, b);
 }
 
 /* Compiles b's variants and dispatcher for its slot (mu not held): true
@@ -935,6 +937,7 @@ static void decide(void *ctx, uint32_t aid, const AuResult *res, double elapsed)
         end_turn(au, b);
         release(au, b);
         event(au, b, AU_EV_DECIDED);
+        au_remember_note(au->verdicts, au, b);
     }
     pthread_mutex_unlock(&au->mu);
 }
@@ -1249,6 +1252,7 @@ static void stats_extra(Vm *vm, FILE *f, void *ctx)
 {
     AuAuditor *au = ctx;
     au_stats_extra(vm, f, au);
+    au_remember_json(f, au->verdicts, au);
     au_record_json(f, au->rec);
 }
 
@@ -1341,6 +1345,7 @@ AuAuditor *au_auditor_new(Vm *vm, struct Jit *jit, const AuConfig *cfg, VmError 
         vm->hooks.at_end = record_at_end;
         vm->hooks.end_ctx = au;
     }
+    au->verdicts = au_remember_load(au);
     vm->hooks.stats_extra = stats_extra;   /* --stats: "bakeoffs" (and "audit_record") */
     vm->hooks.stats_ctx = au;
     jit_set_install_hook(jit, on_install, au);
@@ -1375,7 +1380,10 @@ void au_auditor_stop(AuAuditor *au)
     if (au->started)
         pthread_join(au->thread, NULL);
     au->started = false;
-    au_analysis_stop(au->an);
+    au_analysis_stop(au->an);   /* no decision after this */
+    if (!au_remember_save(au->verdicts, au) && au->log)
+        fprintf(au->log, "[%.3fms] audit: this run's verdicts could not be kept in the code cache\n",
+                au_since(au) * 1e3);
     if (au->rec)
         record_finish(au);
     if (was)
@@ -1413,6 +1421,7 @@ void au_auditor_free(AuAuditor *au)
     }
     au_analysis_free(au->an);
     au_record_free(au->rec);
+    au_remember_free(au->verdicts);
     /* the program has ended: no dispatcher runs any more */
     for (size_t i = 0; i < au->nbakes; i++) {
         free(au->bakes[i]->d);

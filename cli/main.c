@@ -416,6 +416,9 @@ static int cmd_cache(Options *o, int argc, char **argv)
     if (u.runs)
         printf("%-12s%llu (modules whose last run's cached code is loaded at start)\n", "preload:",
                (unsigned long long)u.runs);
+    if (u.verdicts)
+        printf("%-12s%llu (modules whose audited runs' bakeoff verdicts are remembered: audit.remember)\n",
+               "verdicts:", (unsigned long long)u.verdicts);
     if (u.entries) {
         put_time("oldest use:", u.oldest);
         put_time("newest use:", u.newest);

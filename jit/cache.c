@@ -396,9 +396,11 @@ bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t
     return true;
 }
 
-/* ---- a module's file: the entries its last run used (jit/preload.c) ------ */
+/* ---- a module's files: the entries its last run used (jit/preload.c), the
+ * verdicts of its bakeoffs (audit/remember.c) ------------------------------- */
 
-void jit_cache_run_name(const JitCache *c, const void *module, size_t len, const char *config, char *buf, size_t size)
+void jit_cache_module_name(const JitCache *c, const void *module, size_t len, const char *config, const char *suffix,
+                           char *buf, size_t size)
 {
     XXH3_state_t *st = XXH3_createState();
     XXH128_hash_t h = {0, 0};
@@ -410,10 +412,10 @@ void jit_cache_run_name(const JitCache *c, const void *module, size_t len, const
         h = XXH3_128bits_digest(st);
         XXH3_freeState(st);
     }
-    snprintf(buf, size, "%016llx%016llx.run", (unsigned long long)h.high64, (unsigned long long)h.low64);
+    snprintf(buf, size, "%016llx%016llx.%s", (unsigned long long)h.high64, (unsigned long long)h.low64, suffix);
 }
 
-bool jit_cache_put_run(JitCache *c, const char *name, const void *data, size_t len)
+bool jit_cache_put_note(JitCache *c, const char *name, const void *data, size_t len)
 {
     XXH128_hash_t h = XXH3_128bits(data, len);
     uint64_t sum[2] = {h.high64, h.low64};
@@ -423,7 +425,7 @@ bool jit_cache_put_run(JitCache *c, const char *name, const void *data, size_t l
     return ok;
 }
 
-bool jit_cache_get_run(JitCache *c, const char *name, VmBuf *out)
+bool jit_cache_get_note(JitCache *c, const char *name, VmBuf *out)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", c->dir, name);
@@ -461,14 +463,14 @@ typedef struct Ent {
     struct timespec used;
 } Ent;
 
-/* An entry's file name: 32 hex digits and ".so" (code) or ".run" (a
- * module's preload list). */
+/* An entry's file name: 32 hex digits and ".so" (code), ".run" (a
+ * module's preload list) or ".won" (its remembered bakeoff verdicts). */
 static bool is_entry(const char *n)
 {
     size_t k = 0;
     while (k < 32 && ((n[k] >= '0' && n[k] <= '9') || (n[k] >= 'a' && n[k] <= 'f')))
         k++;
-    return k == 32 && (!strcmp(n + 32, ".so") || !strcmp(n + 32, ".run"));
+    return k == 32 && (!strcmp(n + 32, ".so") || !strcmp(n + 32, ".run") || !strcmp(n + 32, ".won"));
 }
 
 /* The entries of dir into *out (malloc'd, *n of them) and the count of
@@ -522,9 +524,10 @@ bool jit_cache_usage(const char *dir, JitCacheUsage *u, VmError *err)
     if (!list_entries(dir, &v, &n, &u->temps, err))
         return false;
     for (size_t i = 0; i < n; i++) {
-        bool run = strlen(v[i].name) > 4 && !strcmp(v[i].name + strlen(v[i].name) - 4, ".run");
-        u->runs += run;
-        u->entries += !run;
+        const char *suffix = v[i].name + 32;   /* is_entry */
+        u->runs += !strcmp(suffix, ".run");
+        u->verdicts += !strcmp(suffix, ".won");
+        u->entries += !strcmp(suffix, ".so");
         u->bytes += v[i].bytes;
         double t = (double)v[i].used.tv_sec + v[i].used.tv_nsec / 1e9;
         if (!i || t < u->oldest)

@@ -185,8 +185,9 @@ void jit_request_init(Jit *jit, JitRequest *rq, VmMethod *m)
     memset(rq, 0, sizeof *rq);
     rq->id = __atomic_add_fetch(&jit->next_id, 1, __ATOMIC_RELAXED);
     rq->m = m;
-    rq->ir = jit->ir;
-    rq->optset = jit->optset;
+    const JitChosen *c = jit->chosen && m->index < jit->nmethods ? &jit->chosen[m->index] : NULL;
+    rq->ir = c && c->set ? c->ir : jit->ir;
+    rq->optset = c && c->set ? c->optset : jit->optset;
     rq->priority = rq->seen = hotness(m);
     rq->t_queued = rq->t_seen = jit_now();
     rq->lam_seen = jit_lambda_calls(jit, m);
@@ -361,6 +362,43 @@ bool jit_bakeoff_waits(Jit *jit, const JitBakeoffTable *tab, bool hurry)
     }
     pthread_mutex_unlock(&jit->mu);
     return waits;
+}
+
+bool jit_choose_options(Jit *jit, const VmMethod *m, const IrOptions *ir, const char *optset)
+{
+    if (!jit || m->index >= jit->nmethods)
+        return false;
+    if (!jit->chosen && !(jit->chosen = calloc(jit->nmethods ? jit->nmethods : 1, sizeof *jit->chosen)))
+        return false;
+    JitChosen *c = &jit->chosen[m->index];
+    char *s = strdup(optset && *optset ? optset : jit->optset);
+    if (!s)
+        return false;
+    free(c->optset);
+    c->optset = s;
+    c->ir = *ir;
+    c->set = true;
+    return true;
+}
+
+static bool note_name(const Jit *jit, const char *kind, char *buf, size_t size)
+{
+    if (!jit || !jit->cache || !jit->note_base[0] || strlen(kind) > 8)
+        return false;
+    snprintf(buf, size, "%s.%s", jit->note_base, kind);
+    return true;
+}
+
+bool jit_note_get(Jit *jit, const char *kind, VmBuf *out)
+{
+    char name[64];
+    return note_name(jit, kind, name, sizeof name) && jit_cache_get_note(jit->cache, name, out);
+}
+
+bool jit_note_put(Jit *jit, const char *kind, const void *data, size_t len)
+{
+    char name[64];
+    return note_name(jit, kind, name, sizeof name) && jit_cache_put_note(jit->cache, name, data, len);
 }
 
 void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx)
@@ -727,10 +765,21 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
         if (!(jit->cache = jit_cache_open(cdir, &cerr)))
             fprintf(stderr, "tally: warning: %s; the code cache is off\n", cerr.msg);
     }
-    if (jit->cache && jit->tun.preload && !jit->markers.edit) {
-        char *config = code_config(jit);
-        jit->preload = jit_preload_new(mod, jit->cache, config);
+    if (jit->cache) {
+        char *config = code_config(jit), name[64];
+        VmBuf bytes = {0};
+        vm_module_write(mod, &bytes);
+        if (config && bytes.data) {
+            jit_cache_module_name(jit->cache, bytes.data, bytes.len, config, "run", name, sizeof name);
+            snprintf(jit->note_base, sizeof jit->note_base, "%.32s", name);
+        }
         free(config);
+        vm_buf_free(&bytes);
+    }
+    if (jit->note_base[0] && jit->tun.preload && !jit->markers.edit) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.run", jit->note_base);
+        jit->preload = jit_preload_new(mod, jit->cache, name);
     }
     if (jit->preload) {
         size_t n = jit_preload_run(jit->preload, install_preloaded, jit);
@@ -800,6 +849,9 @@ void jit_free(Jit *jit)
     }
     jit_preload_free(jit->preload);
     jit_cache_close(jit->cache);
+    for (uint32_t i = 0; jit->chosen && i < jit->nmethods; i++)
+        free(jit->chosen[i].optset);
+    free(jit->chosen);
     pthread_cond_destroy(&jit->hook_done);
     pthread_cond_destroy(&jit->idle);
     pthread_cond_destroy(&jit->wake);

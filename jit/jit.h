@@ -92,6 +92,7 @@ typedef struct JitCacheStats {
 typedef struct JitCacheUsage {
     uint64_t entries, bytes, temps;   /* temps: files of writes under way, or of a crash */
     uint64_t runs;                    /* modules' preload lists (jit.preload), not counted in entries */
+    uint64_t verdicts;                /* modules' remembered bakeoff verdicts (audit.remember), nor these */
     double oldest, newest;            /* the entries' last use, seconds since the epoch */
 } JitCacheUsage;
 /* The directory jit.cache names ("off" or "": none, false; "default":
@@ -165,6 +166,19 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
  * previous hook is still running. */
 typedef void (*JitInstallHook)(void *ctx, VmMethod *m);
 void jit_set_install_hook(Jit *jit, JitInstallHook fn, void *ctx);
+
+/* The options every compile of m uses from now on instead of the tier's
+ * (the auditor's remembered winners, audit/remember.c); call before the
+ * program runs.  False: out of memory. */
+bool jit_choose_options(Jit *jit, const VmMethod *m, const IrOptions *ir, const char *optset);
+
+/* A note on the module in the code cache (jit.cache on), kind its file's
+ * suffix ("won": the auditor's verdicts), one file per module bytes,
+ * tally build and code-deciding configuration: written whole or not at
+ * all, read back checked.  False: the cache is off, there is none, it is
+ * damaged, or it could not be written. */
+bool jit_note_get(Jit *jit, const char *kind, VmBuf *out);
+bool jit_note_put(Jit *jit, const char *kind, const void *data, size_t len);
 
 /* Code markers in the JIT's own units (markers.everywhere; markers/
  * provides them; jit_new takes them): for each method's IR, plan chooses

@@ -222,13 +222,15 @@ bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCach
 /* Stores so (a unit's shared object holding the item's symbols syms)
  * under key; false if it could not be written (counted). */
 bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t len, const JitCacheSyms *syms);
-/* A module's preload list (jit/preload.c): its file's name (the hash of
- * tally's build id, the module's bytes and the configuration text that
- * decides its code, ".run"), written whole under a temporary name with a
+/* A module's files (its preload list, jit/preload.c, suffix "run"; its
+ * bakeoffs' verdicts, audit/, "won"): a file's name (the hash of tally's
+ * build id, the module's bytes and the configuration text that decides its
+ * code, "." suffix), written whole under a temporary name with a
  * checksum, and read back checked (false: none, or damaged, counted bad). */
-void jit_cache_run_name(const JitCache *c, const void *module, size_t len, const char *config, char *buf, size_t size);
-bool jit_cache_put_run(JitCache *c, const char *name, const void *data, size_t len);
-bool jit_cache_get_run(JitCache *c, const char *name, VmBuf *out);
+void jit_cache_module_name(const JitCache *c, const void *module, size_t len, const char *config, const char *suffix,
+                           char *buf, size_t size);
+bool jit_cache_put_note(JitCache *c, const char *name, const void *data, size_t len);
+bool jit_cache_get_note(JitCache *c, const char *name, VmBuf *out);
 void jit_cache_count_preloaded(JitCache *c);
 
 /* ---- preload.c: cached code before the program starts ------------------- */
@@ -244,9 +246,9 @@ typedef struct JitPreloaded {
     size_t code_bytes;
     double us;                    /* reading, resolving and loading it */
 } JitPreloaded;
-/* The recorder of mod's run compiled as config says (NULL without a
- * cache, or out of memory). */
-JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config);
+/* The recorder of mod's run, its list the cache file name (NULL without
+ * a cache, or out of memory). */
+JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *name);
 /* An item found in the cache or stored there, with its slots l and error
  * sites w: listed for the next run when every slot can be described. */
 void jit_preload_note(JitPreload *pl, const JitCacheKey *key, const VmMethod *m, const VmInsn *osr_pc, bool osr_only,

@@ -422,9 +422,9 @@ static bool same_where(const JitWhere *a, const JitWhere *b)
     return true;
 }
 
-JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config)
+JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *name)
 {
-    if (!mod || !cache || !config)
+    if (!mod || !cache || !name)
         return NULL;
     JitPreload *pl = calloc(1, sizeof *pl);
     if (pl && !(pl->entry_listed = calloc(mod->nmethods ? mod->nmethods : 1, 1))) {
@@ -435,10 +435,7 @@ JitPreload *jit_preload_new(VmModule *mod, JitCache *cache, const char *config)
         return NULL;
     pl->mod = mod;
     pl->cache = cache;
-    VmBuf bytes = {0};
-    vm_module_write(mod, &bytes);
-    jit_cache_run_name(cache, bytes.data, bytes.len, config, pl->name, sizeof pl->name);
-    vm_buf_free(&bytes);
+    snprintf(pl->name, sizeof pl->name, "%s", name);
     dl_iterate_phdr(note_image, pl);
     pthread_mutex_init(&pl->mu, NULL);
     return pl;
@@ -524,7 +521,7 @@ bool jit_preload_save(JitPreload *pl)
     if (prof.len)
         vm_buf_put(&out, prof.data, prof.len);
     vm_buf_free(&prof);
-    bool ok = out.data && jit_cache_put_run(pl->cache, pl->name, out.data, out.len);
+    bool ok = out.data && jit_cache_put_note(pl->cache, pl->name, out.data, out.len);
     vm_buf_free(&out);
     return ok;
 }
@@ -590,7 +587,7 @@ static bool load_item(JitPreload *pl, Cur *c, JitPreloaded *x)
 size_t jit_preload_run(JitPreload *pl, void (*install)(void *ctx, const JitPreloaded *x), void *ctx)
 {
     VmBuf list = {0};
-    if (!pl || !jit_cache_get_run(pl->cache, pl->name, &list))
+    if (!pl || !jit_cache_get_note(pl->cache, pl->name, &list))
         return 0;
     Cur c = {list.data, list.data + list.len, false};
     char magic[8];

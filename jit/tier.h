@@ -108,6 +108,8 @@ struct Jit {
     JitMarkerHooks markers;        /* see jit_set_marker_hooks */
     struct JitCache *cache;        /* jit.cache, NULL: off */
     struct JitPreload *preload;    /* with the cache: this run's list for the next (jit/preload.c) */
+    char note_base[40];            /* with the cache: the module's files' name less ".suffix" */
+    struct JitChosen *chosen;      /* per method index, NULL until jit_choose_options */
     /* the compile timeline (events.c), under evmu alone: the program's
      * threads never take it */
     pthread_mutex_t evmu;
@@ -115,6 +117,13 @@ struct Jit {
     size_t nev, capev;
     uint64_t ev_dropped;           /* compiles past the cap, only counted */
 };
+
+/* A method's own request options (jit_choose_options). */
+typedef struct JitChosen {
+    bool set;
+    IrOptions ir;
+    char *optset;
+} JitChosen;
 
 double jit_now(void);                      /* monotonic seconds */
 /* Prints one log line "<ms> jit: <text>" if logging is on. */

@@ -12,7 +12,8 @@
 # stores nothing and changes nothing else.  With jit.preload, a second
 # run of the same module, compiled alike, loads every item the first run
 # compiled before it starts and compiles nothing; a damaged list is
-# ignored.  Compiles are made
+# ignored.  With audit.remember, an audited run's decided bakeoff is the
+# next run's first compile of that method, not audited again.  Compiles are made
 # deterministic with --jit=eager (every method at start, no profile yet)
 # and --jit=sync (when hot, on the program's thread).
 set -u
@@ -329,4 +330,61 @@ elif ! same_output pre-gone || (($(preloaded pre-gone) != 0)) || (($(compiled pr
     echo "FAIL cache-preload-entries-gone: $(preloaded pre-gone) preloaded, $(compiled pre-gone) compiled"
 else
     echo "PASS cache-preload-damaged"
+fi
+
+# remembered verdicts (audit.remember): an audited run's decided bakeoff is
+# kept; the next run of the same module compiles the method with the
+# installed variant from its first compile and does not audit it again.
+# The decision is on a large difference (-O0 against -O2 on a loop, timed
+# by code markers), tried up to three times; what follows from it is
+# deterministic.
+LOOPY=tests/fixtures/loops/rare-loop.tl
+C="$D/verdicts"
+audited() {
+    local name=$1
+    shift
+    "$T" --audit=custom -X 'audit.custom=-O0;-O2' -X audit.hot_threshold=20 -X audit.timing=markers \
+        --log=audit,jit -X jit.cache="$C" "$@" run $LOOPY 240 200 >"$D/$name.out" 2>"$D/$name.err" </dev/null
+    echo $? >"$D/$name.st"
+}
+for i in 1 2 3; do
+    rm -rf "$C"
+    audited won-1
+    grep -q 'audit: decided #1 kernel client=custom outcome=winner winner=-O2' "$D/won-1.err" && break
+done
+audited won-2 --stats="$D/won-2.json"
+audited won-off -X audit.remember=false
+audited won-other -X 'audit.custom=-O0;-O3'
+if ! grep -q 'audit: decided #1 kernel client=custom outcome=winner winner=-O2' "$D/won-1.err"; then
+    echo "FAIL cache-verdict-remembered: no decision in 3 runs: $(grep -m1 'audit: [a-z]* #1' "$D/won-1.err")"
+elif ! cmp -s "$D/won-1.out" "$D/won-2.out" || [[ $(cat "$D/won-2.st") != 0 ]] ||
+    ! grep -q 'audit: remembered kernel client=custom installed=-O2 outcome=winner' "$D/won-2.err" ||
+    grep -q 'audit: queued' "$D/won-2.err" || grep 'jit: compiled #[0-9]* kernel ' "$D/won-2.err" | grep -qv 'optset=-O2 ' ||
+    ! grep -q '"remembered":\[{"method":"kernel","client":"custom","installed":1,"variant":"-O2","outcome":"winner"}\]' "$D/won-2.json"; then
+    echo "FAIL cache-verdict-remembered: $(grep -m3 -E 'audit: (remembered|queued)|compiled #[0-9]* kernel' "$D/won-2.err" | tr '\n' ' ')"
+else
+    echo "PASS cache-verdict-remembered"
+fi
+# not with audit.remember=false, nor for other variants of the client
+for name in won-off won-other; do
+    if ! cmp -s "$D/won-1.out" "$D/$name.out" || grep -q 'audit: remembered' "$D/$name.err" ||
+        ! grep -q 'audit: queued #1 kernel client=custom' "$D/$name.err"; then
+        echo "FAIL cache-verdict-not-$name: $(grep -m2 -E 'audit: (remembered|queued)' "$D/$name.err" | tr '\n' ' ')"
+    else
+        echo "PASS cache-verdict-not-$name"
+    fi
+done
+# a damaged note is ignored (the method audited again) and counted bad
+for f in "$C"/*.won; do printf '\x55' | dd of="$f" bs=1 seek=20 conv=notrunc status=none; done
+audited won-bad
+if ! cmp -s "$D/won-1.out" "$D/won-bad.out" || grep -q 'audit: remembered' "$D/won-bad.err" ||
+    ! grep -q 'audit: queued #1 kernel' "$D/won-bad.err" || ! grep -q 'jit: cache .* bad=1 ' "$D/won-bad.err"; then
+    echo "FAIL cache-verdict-damaged: $(grep -m2 -E 'audit: (remembered|queued)|jit: cache' "$D/won-bad.err" | tr '\n' ' ')"
+else
+    echo "PASS cache-verdict-damaged"
+fi
+if "$T" cache stats -X jit.cache="$C" | grep -q '^verdicts: *1 '; then
+    echo "PASS cache-verdict-stats"
+else
+    echo "FAIL cache-verdict-stats: $("$T" cache stats -X jit.cache="$C" | tr '\n' ' ')"
 fi
