@@ -3,7 +3,7 @@
  *
  * Input: one compile item's functions alone in a gccjit context (built
  * with link slots, so the context holds no address of this process), the
- * option set; after a compile, the unit's shared object.  Output: the
+ * option set; after a compile, the unit's object file (as's output).  Output: the
  * item's key; on a hit, the stored object loaded and the names its
  * symbols had when stored; after a compile, one entry per item.
  * Key: XXH3-128 of the context's C dump made canonical (unnamed blocks
@@ -12,12 +12,12 @@
  * tally's build id.  The dump is what gcc compiles, so equal keys mean
  * equal code; the profile facts, callees' bytecode and inliner tunables a
  * compile used reach the key through the code they made.
- * Entry: DIR/<key>.so: the unit's shared object, then a trailer (the
+ * Entry: DIR/<key>.o: the unit's object file, then a trailer (the
  * symbols, the object's length, a checksum of all before it, a magic).
  * It is written under a temporary name and renamed, so readers see a
  * whole entry or none; one with a bad checksum or trailer is ignored
  * (a miss) and replaced by the next store.  A hit loads the bytes it
- * checked (from a private copy), never the entry's file by its name.
+ * checked (jit/elfload.c), never the entry's file by its name.
  * Invariants: the directory is the user's own and not open to others
  * (created 0700; any other is refused when opened); nothing here is
  * fatal: every failure is a miss, counted.
@@ -37,7 +37,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define CACHE_MAGIC "TLYCODE1"
+#define CACHE_MAGIC "TLYCODE2"
 
 struct JitCache {
     char dir[4096];
@@ -49,7 +49,7 @@ struct JitCache {
 /* What follows the shared object in an entry. */
 typedef struct Trailer {
     JitCacheSyms syms;
-    uint64_t so_len;
+    uint64_t obj_len;
     uint64_t sum[2];           /* XXH3-128 of the object and the fields above */
     char magic[8];
 } Trailer;
@@ -282,19 +282,19 @@ bool jit_cache_key(JitCache *c, gcc_jit_context *ctx, const char *self, const ch
 
 static void entry_path(const JitCache *c, const JitCacheKey *key, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s/%016llx%016llx.so", c->dir, (unsigned long long)key->hi, (unsigned long long)key->lo);
+    snprintf(buf, size, "%s/%016llx%016llx.o", c->dir, (unsigned long long)key->hi, (unsigned long long)key->lo);
 }
 
-static XXH128_hash_t entry_sum(const uint8_t *data, size_t so_len, const Trailer *t)
+static XXH128_hash_t entry_sum(const uint8_t *data, size_t obj_len, const Trailer *t)
 {
     XXH3_state_t *st = XXH3_createState();
     XXH128_hash_t h = {0, 0};
     if (!st)
         return h;
     XXH3_128bits_reset(st);
-    XXH3_128bits_update(st, data, so_len);
+    XXH3_128bits_update(st, data, obj_len);
     XXH3_128bits_update(st, &t->syms, sizeof t->syms);
-    XXH3_128bits_update(st, &t->so_len, sizeof t->so_len);
+    XXH3_128bits_update(st, &t->obj_len, sizeof t->obj_len);
     h = XXH3_128bits_digest(st);
     XXH3_freeState(st);
     return h;
@@ -320,8 +320,8 @@ bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCach
     if (ok) {
         memcpy(&t, data + st.st_size - sizeof t, sizeof t);
         XXH128_hash_t h;
-        ok = !memcmp(t.magic, CACHE_MAGIC, sizeof t.magic) && t.so_len == (uint64_t)st.st_size - sizeof t &&
-             (h = entry_sum(data, t.so_len, &t), h.high64 == t.sum[0] && h.low64 == t.sum[1]) &&
+        ok = !memcmp(t.magic, CACHE_MAGIC, sizeof t.magic) && t.obj_len == (uint64_t)st.st_size - sizeof t &&
+             (h = entry_sum(data, t.obj_len, &t), h.high64 == t.sum[0] && h.low64 == t.sum[1]) &&
              memchr(t.syms.entry, 0, sizeof t.syms.entry) && memchr(t.syms.osr, 0, sizeof t.syms.osr) &&
              memchr(t.syms.link, 0, sizeof t.syms.link);
     }
@@ -331,19 +331,9 @@ bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCach
         COUNT(c, bad);
         return false;
     }
-    /* loaded from a private copy of the bytes checked: a name dlopen has
-     * not seen (it takes a known name for the object already loaded) */
-    char dir[4096], sopath[4200];
+    /* the bytes checked, linked and mapped in this process (elfload.c) */
     VmError e;
-    void *h = NULL;
-    if (jit_tmpdir(dir, sizeof dir, &e)) {
-        snprintf(sopath, sizeof sopath, "%s/unit.so", dir);
-        int out = open(sopath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        bool written = out >= 0 && write(out, data, t.so_len) == (ssize_t)t.so_len;
-        written = out >= 0 && close(out) == 0 && written;
-        h = written && !vm_fault(VM_FAULT_DLOPEN) ? dlopen(sopath, RTLD_NOW | RTLD_LOCAL) : NULL;
-        jit_rmdir(dir);
-    }
+    JitElf *h = vm_fault(VM_FAULT_DLOPEN) ? NULL : jit_elf_load(data, t.obj_len, &e);
     free(data);
     if (!h) {
         COUNT(c, errors);
@@ -351,7 +341,7 @@ bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCach
     }
     struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
     utimensat(AT_FDCWD, path, now, 0);   /* recently used */
-    out->route = JIT_LOAD_AS;
+    out->route = JIT_LOAD_ELF;
     out->handle = h;
     *syms = t.syms;
     COUNT(c, hits);
@@ -376,19 +366,19 @@ static bool put_file(JitCache *c, const char *name, uint64_t tag, const void *a,
     return ok;
 }
 
-bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t len, const JitCacheSyms *syms)
+bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *obj, size_t len, const JitCacheSyms *syms)
 {
     Trailer t;
     memset(&t, 0, sizeof t);
     t.syms = *syms;
-    t.so_len = len;
-    XXH128_hash_t h = entry_sum(so, len, &t);
+    t.obj_len = len;
+    XXH128_hash_t h = entry_sum(obj, len, &t);
     t.sum[0] = h.high64;
     t.sum[1] = h.low64;
     memcpy(t.magic, CACHE_MAGIC, sizeof t.magic);
     char path[4200];
     entry_path(c, key, path, sizeof path);
-    if (!put_file(c, strrchr(path, '/') + 1, key->lo, so, len, &t, sizeof t)) {
+    if (!put_file(c, strrchr(path, '/') + 1, key->lo, obj, len, &t, sizeof t)) {
         COUNT(c, errors);
         return false;
     }
@@ -463,14 +453,16 @@ typedef struct Ent {
     struct timespec used;
 } Ent;
 
-/* An entry's file name: 32 hex digits and ".so" (code), ".run" (a
- * module's preload list) or ".won" (its remembered bakeoff verdicts). */
+/* An entry's file name: 32 hex digits and ".o" (code), ".run" (a
+ * module's preload list) or ".won" (its remembered bakeoff verdicts);
+ * ".so", code of an older tally, is removed by trims and clears alike. */
 static bool is_entry(const char *n)
 {
     size_t k = 0;
     while (k < 32 && ((n[k] >= '0' && n[k] <= '9') || (n[k] >= 'a' && n[k] <= 'f')))
         k++;
-    return k == 32 && (!strcmp(n + 32, ".so") || !strcmp(n + 32, ".run") || !strcmp(n + 32, ".won"));
+    return k == 32 && (!strcmp(n + 32, ".o") || !strcmp(n + 32, ".so") || !strcmp(n + 32, ".run") ||
+                       !strcmp(n + 32, ".won"));
 }
 
 /* The entries of dir into *out (malloc'd, *n of them) and the count of
@@ -527,7 +519,7 @@ bool jit_cache_usage(const char *dir, JitCacheUsage *u, VmError *err)
         const char *suffix = v[i].name + 32;   /* is_entry */
         u->runs += !strcmp(suffix, ".run");
         u->verdicts += !strcmp(suffix, ".won");
-        u->entries += !strcmp(suffix, ".so");
+        u->entries += !strcmp(suffix, ".o") || !strcmp(suffix, ".so");
         u->bytes += v[i].bytes;
         double t = (double)v[i].used.tv_sec + v[i].used.tv_nsec / 1e9;
         if (!i || t < u->oldest)

@@ -157,6 +157,7 @@ const char *const *jit_options_names(void);
 typedef bool (*JitAsmEdit)(void *ctx, char **text, size_t *len);
 
 typedef enum JitLoadRoute {
+    JIT_LOAD_ELF,     /* as + the object loaded in-process (elfload.c), outside libgccjit's lock */
     JIT_LOAD_AS,      /* as + ld -shared + dlopen, outside libgccjit's lock */
     JIT_LOAD_GCCJIT,  /* gcc_jit_context_add_top_level_asm + compile */
 } JitLoadRoute;
@@ -164,7 +165,7 @@ typedef enum JitLoadRoute {
 /* A loaded unit: the handle and how to find symbols in it. */
 typedef struct JitLoaded {
     JitLoadRoute route;
-    void *handle;             /* dlopen handle or gcc_jit_result * */
+    void *handle;             /* JitElf *, dlopen handle or gcc_jit_result * */
 } JitLoaded;
 
 /* Compiles ctx to assembly in dir, runs the edit hook, assembles and loads.
@@ -219,9 +220,9 @@ bool jit_cache_key(JitCache *c, gcc_jit_context *ctx, const char *self, const ch
 /* A hit: the entry's object loaded, its symbol names in syms.  False: a
  * miss (none, or a bad entry, ignored). */
 bool jit_cache_load(JitCache *c, const JitCacheKey *key, JitLoaded *out, JitCacheSyms *syms);
-/* Stores so (a unit's shared object holding the item's symbols syms)
+/* Stores obj (a unit's object file, as's output, holding the item's symbols syms)
  * under key; false if it could not be written (counted). */
-bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *so, size_t len, const JitCacheSyms *syms);
+bool jit_cache_store(JitCache *c, const JitCacheKey *key, const void *obj, size_t len, const JitCacheSyms *syms);
 /* A module's files (its preload list, jit/preload.c, suffix "run"; its
  * bakeoffs' verdicts, audit/, "won"): a file's name (the hash of tally's
  * build id, the module's bytes and the configuration text that decides its
@@ -232,6 +233,17 @@ void jit_cache_module_name(const JitCache *c, const void *module, size_t len, co
 bool jit_cache_put_note(JitCache *c, const char *name, const void *data, size_t len);
 bool jit_cache_get_note(JitCache *c, const char *name, VmBuf *out);
 void jit_cache_count_preloaded(JitCache *c);
+
+/* ---- elfload.c: a relocatable object loaded without ld or dlopen --------- */
+
+typedef struct JitElf JitElf;
+/* Maps, relocates and protects the object's sections (the bytes are the
+ * caller's, not kept); NULL + err when it holds what is not supported. */
+JitElf *jit_elf_load(const void *obj, size_t len, VmError *err);
+/* A symbol defined in it, and its size (0 if none); NULL if none. */
+void *jit_elf_symbol(const JitElf *e, const char *name, size_t *size);
+/* Unmaps an object none of whose code has run or will run (tests). */
+void jit_elf_free(JitElf *e);
 
 /* ---- preload.c: cached code before the program starts ------------------- */
 

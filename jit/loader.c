@@ -7,8 +7,10 @@
  * exported functions can be looked up, and the time of each phase.
  * Steps: gcc_jit_context_compile_to_file(ASSEMBLER) → read the text → the
  * edit hook (markers rewrite the text here) → either
- *   JIT_LOAD_AS:     `as` + `ld -shared` (posix_spawn, outside libgccjit's
- *                    global lock) + dlopen(RTLD_NOW | RTLD_LOCAL), or
+ *   JIT_LOAD_ELF:    `as` (posix_spawn, outside libgccjit's global lock),
+ *                    the object loaded in-process (elfload.c); an object
+ *                    it does not support takes the next route, or
+ *   JIT_LOAD_AS:     `as` + `ld -shared` + dlopen(RTLD_NOW | RTLD_LOCAL), or
  *   JIT_LOAD_GCCJIT: a fresh context with the text as top-level asm,
  *                    gcc_jit_context_compile (the portable route).
  * Invariants: failures of any step return false with the reason (the
@@ -137,7 +139,9 @@ static bool run_tool(char *const argv[], const char *dir, VmError *err)
     return vm_fail(err, "%s failed: %s", argv[0], line[0] ? line : "(no message)");
 }
 
-static bool load_as(const char *dir, const char *spath, JitLoaded *out, VmError *err)
+/* as, then ld + dlopen (JIT_LOAD_AS) or the object loaded in-process
+ * (JIT_LOAD_ELF, ld + dlopen when it is not supported). */
+static bool load_as(const char *dir, const char *spath, JitLoadRoute route, JitLoaded *out, VmError *err)
 {
     char opath[4096], sopath[4096];
     snprintf(opath, sizeof opath, "%s/unit.o", dir);
@@ -147,6 +151,23 @@ static bool load_as(const char *dir, const char *spath, JitLoaded *out, VmError 
         return vm_fail(err, "as failed: injected failure (vm.faults=assemble)");
     if (!run_tool(as_argv, dir, err))
         return false;
+    if (route == JIT_LOAD_ELF) {
+        VmBuf obj = {0};
+        VmError why = {{0}};
+        JitElf *e = NULL;
+        if (vm_fault(VM_FAULT_LINK))
+            return vm_fail(err, "linking the object: injected failure (vm.faults=link)");
+        if (vm_fault(VM_FAULT_DLOPEN))
+            return vm_fail(err, "loading the object: injected failure (vm.faults=dlopen)");
+        if (vm_read_file(opath, &obj, &why))
+            e = jit_elf_load(obj.data, obj.len, &why);
+        vm_buf_free(&obj);
+        if (e) {
+            out->route = JIT_LOAD_ELF;
+            out->handle = e;
+            return true;
+        }
+    }
     /* -Bsymbolic: the object's own symbols (link slots, its functions)
      * bind inside it, so their GOT loads relax to RIP-relative addresses */
     char *ld_argv[] = {"ld", "-shared", "-Bsymbolic", "-o", sopath, opath, NULL};
@@ -241,7 +262,7 @@ bool jit_load_text(const char *dir, const char *text, size_t len, JitLoadRoute r
         return load_gccjit(text, out, err);
     char spath[4096];
     snprintf(spath, sizeof spath, "%s/unit.s", dir);
-    return write_text(spath, text, len, err) && load_as(dir, spath, out, err);
+    return write_text(spath, text, len, err) && load_as(dir, spath, route, out, err);
 }
 
 bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, JitAsmEdit edit,
@@ -276,6 +297,8 @@ bool jit_load_unit(gcc_jit_context *ctx, const char *dir, JitLoadRoute route, Ji
 
 void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size)
 {
+    if (u->route == JIT_LOAD_ELF)
+        return jit_elf_symbol(u->handle, name, size);
     void *p = u->route == JIT_LOAD_GCCJIT ? gcc_jit_result_get_code(u->handle, name)
                                           : dlsym(u->handle, name);
     if (size) {

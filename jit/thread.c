@@ -20,7 +20,7 @@
  * request the auditor hurries (jit_hurry_locked: a bakeoff waits for its
  * install, research.hurry_jit) goes before all others.  Up to
  * jit.batch of the first are taken at once and compiled as one unit: one gcc
- * run, one as/ld/dlopen, so the fixed cost of each is shared.  Only while
+ * run, one as and one load, so the fixed cost of each is shared.  Only while
  * their bytecode adds up to jit.batch_bytecode, though: gcc's time grows
  * with a method's inlined size (DeltaBlue's 60-instruction chainTest
  * becomes 12 KB of code and most of a second of gcc), and a small method

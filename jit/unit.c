@@ -41,7 +41,13 @@ bool jit_dump_has(const char *spec, const char *what)
 
 JitLoadRoute jit_load_route(const JitTunables *tun)
 {
-    return tun->load && !strcmp(tun->load, "gccjit") ? JIT_LOAD_GCCJIT : JIT_LOAD_AS;
+    if (tun->load && !strcmp(tun->load, "gccjit"))
+        return JIT_LOAD_GCCJIT;
+    /* jit.dump=units keeps each unit's shared object, which perf and gdb
+     * find code in: not made on the elf route */
+    if ((tun->load && !strcmp(tun->load, "as")) || jit_dump_has(tun->dump, "units"))
+        return JIT_LOAD_AS;
+    return JIT_LOAD_ELF;
 }
 
 static void copy_file_to(const char *path, FILE *out)
@@ -196,7 +202,7 @@ static gcc_jit_context *build_unit(Item *it, size_t n, const char *optset, bool 
 
 /* Compiles, assembles and loads the unit; false + unit_err if it fails. */
 static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables *tun, const JitMarkerHooks *mk,
-                      const char *optset, JitLoaded *unit, double *us_compile, double *us_assemble, VmBuf *so,
+                      const char *optset, JitLoaded *unit, double *us_compile, double *us_assemble, VmBuf *obj,
                       VmError *unit_err)
 {
     const char *dump = tun->dump;
@@ -225,12 +231,12 @@ static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables 
         fprintf(stderr, "=== jit asm: %s, %s\n", names, optset);
     bool ok = jit_load_unit(c, dir, route, mk->edit ? mk->edit : edit_none, mk->ctx, dump_asm ? stderr : NULL, unit,
                             us_compile, us_assemble, unit_err);
-    if (ok && so) {   /* for the code cache: a failure only means nothing is stored */
-        char sopath[4200];
+    if (ok && obj) {   /* for the code cache: a failure only means nothing is stored */
+        char opath[4200];
         VmError ignored;
-        snprintf(sopath, sizeof sopath, "%s/unit.so", dir);
-        if (!vm_read_file(sopath, so, &ignored))
-            vm_buf_free(so);
+        snprintf(opath, sizeof opath, "%s/unit.o", dir);
+        if (!vm_read_file(opath, obj, &ignored))
+            vm_buf_free(obj);
     }
     jit_keep_or_remove(tun, dir, names);
     return ok;
@@ -310,7 +316,7 @@ static bool from_cache(JitCache *cache, JitPreload *pl, Item *x, const char *opt
 }
 
 /* Stores each keyed item the unit compiled under its key. */
-static void to_cache(JitCache *cache, JitPreload *pl, Item *it, size_t n, const VmBuf *so)
+static void to_cache(JitCache *cache, JitPreload *pl, Item *it, size_t n, const VmBuf *obj)
 {
     for (size_t i = 0; i < n; i++) {
         Item *x = &it[i];
@@ -321,7 +327,7 @@ static void to_cache(JitCache *cache, JitPreload *pl, Item *it, size_t n, const 
         snprintf(syms.entry, sizeof syms.entry, "%s", x->rq->osr_only ? "" : x->name);
         snprintf(syms.osr, sizeof syms.osr, "%s", x->out->osr ? x->osr_name : "");
         snprintf(syms.link, sizeof syms.link, "%s", x->links.sym);
-        if (jit_cache_store(cache, &x->key, so->data, so->len, &syms))
+        if (jit_cache_store(cache, &x->key, obj->data, obj->len, &syms))
             jit_preload_note(pl, &x->key, x->rq->m, x->out->osr ? x->rq->osr_pc : NULL, x->rq->osr_only, &x->links,
                              &x->wheres);
     }
@@ -396,18 +402,18 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
 
     VmError unit_err = {{0}};
     size_t ok = 0, live = 0;
-    /* the code cache: only plain code (no markers, no assembly edits) on the as route */
-    JitCache *cache = jit && jit->cache && !mk.edit && jit_load_route(tun) == JIT_LOAD_AS ? jit->cache : NULL;
+    /* the code cache: only plain code (no markers, no assembly edits), assembled by as */
+    JitCache *cache = jit && jit->cache && !mk.edit && jit_load_route(tun) != JIT_LOAD_GCCJIT ? jit->cache : NULL;
     for (size_t i = 0; cache && i < n; i++)
         if (it[i].live && !it[i].marks.at)
             ok += from_cache(cache, jit->preload, &it[i], optset);
     double us_compile = 0, us_assemble = 0;
     JitLoaded unit = {0};
-    VmBuf so = {0};
+    VmBuf obj = {0};
     bool unit_kept = false;
     size_t compiled = 0;
     gcc_jit_context *c = build_unit(it, n, optset, cache != NULL, &unit_err);
-    bool loaded = c && load_unit(it, n, c, tun, &mk, optset, &unit, &us_compile, &us_assemble, cache ? &so : NULL,
+    bool loaded = c && load_unit(it, n, c, tun, &mk, optset, &unit, &us_compile, &us_assemble, cache ? &obj : NULL,
                                  &unit_err);
     if (c)
         gcc_jit_context_release(c);
@@ -447,9 +453,9 @@ size_t jit_compile_unit(Jit *jit, JitRequest *rq, size_t n, JitResult *out, VmEr
         ok++;
         compiled++;
     }
-    if (cache && so.len)
-        to_cache(cache, jit->preload, it, n, &so);
-    vm_buf_free(&so);
+    if (cache && obj.len)
+        to_cache(cache, jit->preload, it, n, &obj);
+    vm_buf_free(&obj);
     uint64_t unit_id = 0;
     for (size_t i = 0; i < n && !unit_id; i++)
         if (it[i].live)

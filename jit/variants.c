@@ -43,7 +43,7 @@
  * offset (part_offset), then rq->copies − 1 more copies of every
  * variant's text with its symbols renamed, each copy at an offset of its
  * own, common to its variants (lay_out), and the whole is
- * assembled, linked and loaded once: one object, one as/ld/dlopen.
+ * assembled, linked and loaded once: one object, one as, one load.
  *
  * Loop timings (rq->npoints, markers/ and audit/loops.c): the clean code
  * and the dispatcher are compiled as above, without markers; each

@@ -122,7 +122,7 @@ fi
 # and rewritten: the run after them hits again
 C="$D/c-sync"
 first=1
-for f in "$C"/*.so; do
+for f in "$C"/*.o; do
     if ((first)); then
         truncate -s 100 "$f"
         first=0
@@ -130,7 +130,7 @@ for f in "$C"/*.so; do
         printf '\x55' | dd of="$f" bs=1 seek=300 conv=notrunc status=none
     fi
 done
-nent=$(ls "$C"/*.so | wc -l)
+nent=$(ls "$C"/*.o | wc -l)
 run corrupt "$C" --jit=sync
 run after "$C" --jit=sync
 if ! same_output corrupt || (($(cached corrupt) != 0)); then
@@ -163,7 +163,7 @@ fi
 mkdir -p "$D/open" && chmod 777 "$D/open"
 run open "$D/open" --jit=eager
 if ! same_output open || ! grep -q "open to other users.*the code cache is off" "$D/open.err" ||
-    compgen -G "$D/open/*.so" >/dev/null; then
+    compgen -G "$D/open/*.o" >/dev/null; then
     echo "FAIL cache-dir-open-refused: $(grep -m1 'cache' "$D/open.err")"
 else
     echo "PASS cache-dir-open-refused"
@@ -199,16 +199,16 @@ fi
 # recently used at the end of a run: main's entry of prog.tl, unused for
 # two days, goes; fib's (prog3.tl's hit) and prog3.tl's main stay
 C="$D/c-eager"
-n=$(ls "$C"/*.so | wc -l)
+n=$(ls "$C"/*.o | wc -l)
 if ! "$T" -X jit.cache="$C" cache stats >"$D/stats.out" 2>&1 || ! grep -qE "^entries: +$n$" "$D/stats.out"; then
     echo "FAIL cache-stats: want $n entries: $(tr '\n' ' ' <"$D/stats.out")"
 else
     echo "PASS cache-stats"
 fi
-touch -d '2 days ago' "$C"/*.so
+touch -d '2 days ago' "$C"/*.o
 sed 's/fib(22)/fib(21)/' "$D/prog2.tl" >"$D/prog3.tl"
 "$T" --log=jit -X jit.cache="$C" -X jit.preload=false -X jit.cache_max=1 --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/trim.err" </dev/null
-left=$(ls "$C"/*.so 2>/dev/null | wc -l)
+left=$(ls "$C"/*.o 2>/dev/null | wc -l)
 if ! grep -q "jit: cache trimmed to jit.cache_max: [0-9]* least recently used entries removed" "$D/trim.err" ||
     ((left != 0)); then
     echo "FAIL cache-max-trims: $left entries left: $(grep -m1 trimmed "$D/trim.err")"
@@ -216,9 +216,9 @@ else
     echo "PASS cache-max-trims"
 fi
 run lru-1 "$C" --jit=eager
-touch -d '2 days ago' "$C"/*.so
+touch -d '2 days ago' "$C"/*.o
 "$T" -X jit.cache="$C" -X jit.preload=false --jit=eager run "$D/prog3.tl" >/dev/null 2>&1 </dev/null
-total=$(cat "$C"/*.so | wc -c)
+total=$(cat "$C"/*.o | wc -c)
 "$T" --log=jit -X jit.cache="$C" -X jit.preload=false --jit=eager -X jit.cache_max=$((total - 1)) run "$D/prog3.tl" >/dev/null \
     2>"$D/lru-2.err" </dev/null
 "$T" --log=jit -X jit.cache="$C" -X jit.preload=false --jit=eager run "$D/prog3.tl" >/dev/null 2>"$D/lru-3.err" </dev/null
@@ -233,7 +233,7 @@ else
     echo "PASS cache-max-lru"
 fi
 "$T" -X jit.cache="$C" cache clear >"$D/clear.out" 2>&1
-if ! grep -qE "^$C: [1-9][0-9]* entries removed$" "$D/clear.out" || compgen -G "$C/*.so" >/dev/null; then
+if ! grep -qE "^$C: [1-9][0-9]* entries removed$" "$D/clear.out" || compgen -G "$C/*.o" >/dev/null; then
     echo "FAIL cache-clear: $(cat "$D/clear.out")"
 else
     echo "PASS cache-clear"
@@ -320,7 +320,7 @@ C="$D/p-eager"
 for f in "$C"/*.run; do printf '\x55' | dd of="$f" bs=1 seek=20 conv=notrunc status=none; done
 run pre-bad "$C" --jit=eager -X jit.preload=true
 run pre-rewritten "$C" --jit=eager -X jit.preload=true
-rm -f "$C"/*.so
+rm -f "$C"/*.o
 run pre-gone "$C" --jit=eager -X jit.preload=true
 if ! same_output pre-bad || (($(preloaded pre-bad) != 0)) || ! summary pre-bad | grep -q 'bad=1 '; then
     echo "FAIL cache-preload-damaged: $(preloaded pre-bad) preloaded: $(summary pre-bad)"
@@ -336,14 +336,15 @@ fi
 # kept; the next run of the same module compiles the method with the
 # installed variant from its first compile and does not audit it again.
 # The decision is on a large difference (-O0 against -O2 on a loop, timed
-# by code markers), tried up to three times; what follows from it is
+# by code markers, the variants compiled on the program's thread as the
+# method installs), tried up to three times; what follows from it is
 # deterministic.
 LOOPY=tests/fixtures/loops/rare-loop.tl
 C="$D/verdicts"
 audited() {
     local name=$1
     shift
-    "$T" --audit=custom -X 'audit.custom=-O0;-O2' -X audit.hot_threshold=20 -X audit.timing=markers \
+    "$T" --jit=sync --audit=custom -X 'audit.custom=-O0;-O2' -X audit.methods=kernel -X audit.hot_threshold=0 -X audit.timing=markers \
         --log=audit,jit -X jit.cache="$C" "$@" run $LOOPY 240 200 >"$D/$name.out" 2>"$D/$name.err" </dev/null
     echo $? >"$D/$name.st"
 }

@@ -558,8 +558,8 @@ TEST(jit_latency)
     const char *files[] = {"tests/lang/class_basic.tl", "tests/lang/array_sort.tl", "tests/vm/fib.tla",
                            "tests/vm/interfaces.tla", "tests/vm/strings.tla", "tests/lang/builtin_str.tl",
                            "tests/vm/closures.tla", "tests/vm/arrays_int.tla"};
-    const char *routes[] = {"jit.load=as", "jit.load=gccjit"};
-    for (int r = 0; r < 2; r++) {
+    const char *routes[] = {"jit.load=elf", "jit.load=as", "jit.load=gccjit"};
+    for (int r = 0; r < 3; r++) {
         double ir[512], cc[512], as[512], tot[512];
         size_t bytes[512];
         int n = 0;
