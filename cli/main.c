@@ -213,7 +213,7 @@ static int cmd_run(Options *o, const char *path, int argc, char **argv)
 {
     VmError aerr = {{0}};
     int cpu;
-    if (!vm_cpu_parse(o->tun.cpu, &cpu, &aerr))
+    if (!vm_cpu_parse(o->tun.cpu, &cpu, &aerr) || !jit_tunables_check(&o->jit_tun, &aerr))
         return fail_usage("%s", aerr.msg, NULL);
     if (o->au.clients && o->au.clients[0] && !au_check_config(&o->au, o->jit_tun.optset, &o->ir, &aerr))
         return fail_usage("%s", aerr.msg, NULL);

@@ -498,7 +498,7 @@ static bool list_entries(const char *dir, Ent **out, size_t *n, uint64_t *temps,
             }
             v = w;
         }
-        memcpy(v[*n].name, e->d_name, 36);   /* is_entry: 35 characters */
+        memcpy(v[*n].name, e->d_name, strlen(e->d_name) + 1);   /* is_entry: at most 36 characters */
         v[*n].bytes = (uint64_t)st.st_size;
         v[*n].used = st.st_mtim;
         ++*n;

@@ -68,6 +68,13 @@ static bool in_obj(const Loader *L, uint64_t off, uint64_t size)
     return off <= L->len && size <= L->len - off;
 }
 
+/* A table of the object (headers, symbols, relocations) read in place:
+ * inside it and aligned for its entries. */
+static bool table_in_obj(const Loader *L, uint64_t off, uint64_t size)
+{
+    return in_obj(L, off, size) && ((uintptr_t)L->obj + off) % 8 == 0;
+}
+
 static const char *sec_name(const Loader *L, const Elf64_Shdr *s)
 {
     const Elf64_Shdr *st = &L->sh[L->eh->e_shstrndx];
@@ -164,7 +171,7 @@ static bool relocate(Loader *L, const Elf64_Shdr *rs)
     if (rs->sh_info >= L->eh->e_shnum || !L->base[rs->sh_info])
         return true;   /* for a section not loaded (.eh_frame) */
     const Elf64_Shdr *target = &L->sh[rs->sh_info];
-    if (rs->sh_entsize != sizeof(Elf64_Rela) || !in_obj(L, rs->sh_offset, rs->sh_size))
+    if (rs->sh_entsize != sizeof(Elf64_Rela) || !table_in_obj(L, rs->sh_offset, rs->sh_size))
         return vm_fail(L->err, "elf: bad relocation section");
     const Elf64_Rela *r = (const Elf64_Rela *)(L->obj + rs->sh_offset);
     size_t n = rs->sh_size / sizeof *r;
@@ -249,11 +256,11 @@ JitElf *jit_elf_load(const void *obj, size_t len, VmError *err)
 {
     Loader L = {.obj = obj, .len = len, .err = err};
     const Elf64_Ehdr *eh = obj;
-    if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+    if (len < sizeof *eh || (uintptr_t)obj % 8 != 0 || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
         eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_type != ET_REL || eh->e_machine != EM_X86_64)
         return vm_fail(err, "elf: not a relocatable x86-64 object"), NULL;
     if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shstrndx >= eh->e_shnum ||
-        !in_obj(&L, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
+        !table_in_obj(&L, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
         return vm_fail(err, "elf: bad section headers"), NULL;
     L.eh = eh;
     L.sh = (const Elf64_Shdr *)((const uint8_t *)obj + eh->e_shoff);
@@ -263,7 +270,7 @@ JitElf *jit_elf_load(const void *obj, size_t len, VmError *err)
         const Elf64_Shdr *s = &L.sh[i];
         if (s->sh_type != SHT_SYMTAB)
             continue;
-        if (L.symtab || s->sh_entsize != sizeof(Elf64_Sym) || !in_obj(&L, s->sh_offset, s->sh_size) ||
+        if (L.symtab || s->sh_entsize != sizeof(Elf64_Sym) || !table_in_obj(&L, s->sh_offset, s->sh_size) ||
             s->sh_link >= nsec || !in_obj(&L, L.sh[s->sh_link].sh_offset, L.sh[s->sh_link].sh_size))
             return vm_fail(err, "elf: bad symbol table"), NULL;
         L.symtab = (const Elf64_Sym *)(L.obj + s->sh_offset);

@@ -130,6 +130,10 @@ typedef struct JitTunables {
 extern const VmTunGroup jit_tun_group;
 void jit_tunables_default(JitTunables *tun);
 
+/* Checks what the table's bounds cannot: jit.load names a route.  False
+ * + err (a usage error) otherwise. */
+bool jit_tunables_check(const JitTunables *tun, VmError *err);
+
 /* Creates the tier for vm and wires vm->hooks; mode JIT_OFF wires nothing.
  * tun and ir (the inliner's options of every request) may be NULL: the
  * defaults; both are copied.  markers (NULL: none): code markers in every

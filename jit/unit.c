@@ -39,6 +39,14 @@ bool jit_dump_has(const char *spec, const char *what)
     return false;
 }
 
+bool jit_tunables_check(const JitTunables *tun, VmError *err)
+{
+    const char *r = tun->load;
+    if (r && strcmp(r, "elf") && strcmp(r, "as") && strcmp(r, "gccjit"))
+        return vm_fail(err, "tunable 'jit.load': '%s' is not a load route (elf, as, gccjit)", r);
+    return true;
+}
+
 JitLoadRoute jit_load_route(const JitTunables *tun)
 {
     if (tun->load && !strcmp(tun->load, "gccjit"))

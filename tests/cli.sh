@@ -1164,3 +1164,24 @@ if ((st == 0)) && grep -qx '| Bounce | 1500 | 2 | 1 | 1 | 0.5 | 0.50 | 0.25 |' "
 else
     echo "FAIL startup-awfy-first-iteration: status $st: $(grep -m3 -E 'Bounce|geometric|startup.sh' "$D/su.out" "$D/su.err")"
 fi
+
+# every load route (jit.load) runs the same compiled code: elf (the object
+# linked in-process), as (ld + dlopen), gccjit; each compiles every method
+# and prints what the interpreter prints
+"$T" --jit=off run examples/shapes.tl >"$D/routes-ref.out" 2>&1 </dev/null
+for route in elf as gccjit; do
+    "$T" --jit=eager -X jit.load=$route --log=jit run examples/shapes.tl >"$D/routes.out" 2>"$D/routes.err" </dev/null
+    if ! cmp -s "$D/routes-ref.out" "$D/routes.out" || grep -q ' jit: failed' "$D/routes.err" ||
+        ! grep -q ' jit: compiled #' "$D/routes.err"; then
+        echo "FAIL jit-load-route-$route: $(grep -m1 -E 'jit: (failed|compiled)' "$D/routes.err")"
+    else
+        echo "PASS jit-load-route-$route"
+    fi
+done
+"$T" -X jit.load=ldd run examples/hello.tl >"$D/routes.out" 2>&1 </dev/null
+st=$?
+if [[ $st == 2 ]] && grep -q "tunable 'jit.load': 'ldd' is not a load route (elf, as, gccjit)" "$D/routes.out"; then
+    echo "PASS jit-load-route-unknown"
+else
+    echo "FAIL jit-load-route-unknown: status $st: $(head -1 "$D/routes.out")"
+fi
