@@ -47,8 +47,14 @@
  *   function to 1.5× that cap: its body is about the size of the call it
  *   replaces, and a constructor left out keeps its object on the heap
  *   (ir/escape.c), while the budget often runs out on bigger callees first.
+ * - a recursive call (its callee on the chain of inlined calls that leads
+ *   to it, or the function itself) is inlined while fewer than
+ *   max_recursive copies of that callee were spliced into recursions of
+ *   it in this function: a chain of recursion (one recursive call, in a
+ *   loop: Storage.buildTreeDepth) unrolls to max_depth, a tree of them
+ *   (fib's two calls) stops before gcc's time multiplies;
  * Recursive calls are decided last (a recursive call popped first goes
- * back behind every other candidate) and max_depth bounds them.
+ * back behind every other candidate) and max_depth bounds them too.
  * Otherwise the hottest call sites (by block count) are decided first, so
  * the growth budget goes where the time goes; calls inside inlined bodies become
  * candidates too (at depth + 1).  Callee block counts are scaled by
@@ -288,11 +294,27 @@ typedef struct Cand {
 
 typedef struct Work {
     IrFunc *f;
+    struct { const VmMethod *m; uint32_t n; } rec[8];   /* recursive copies per callee */
+    uint32_t nrec, full;       /* full: what a callee past the table counts (UINT32_MAX) */
     Cand *heap;
     uint32_t n, cap, serial;
     IrFunc **built;            /* callee IR built so far, reused per site */
     uint32_t nbuilt, capbuilt;
 } Work;
+
+/* The count of m's copies spliced into recursions of m so far; a full
+ * table counts as the limit reached (NULL is never returned for m). */
+static uint32_t *recursive_copies(Work *w, const VmMethod *m)
+{
+    for (uint32_t i = 0; i < w->nrec; i++)
+        if (w->rec[i].m == m)
+            return &w->rec[i].n;
+    if (w->nrec == sizeof w->rec / sizeof w->rec[0])
+        return &w->full;
+    w->rec[w->nrec].m = m;
+    w->rec[w->nrec].n = 0;
+    return &w->rec[w->nrec++].n;
+}
 
 static bool before_in(const Cand *a, const Cand *b)
 {
@@ -601,7 +623,7 @@ static IrFunc *callee_ir(Work *w, VmMethod *callee, VmError *err)
 
 void ir_inline(IrFunc *f, const IrOptions *o)
 {
-    Work w = {.f = f};
+    Work w = {.f = f, .full = UINT32_MAX};
     for (uint32_t i = 0; i < f->nblocks; i++)
         for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
             f->blocks[i]->insns[k].mark = 0;
@@ -690,6 +712,12 @@ void ir_inline(IrFunc *f, const IrOptions *o)
                    callee && recursive(f, call, callee) ? "recursive, " : "", o->max_depth);
             continue;
         }
+        uint32_t *copies = callee && recursive(f, call, callee) ? recursive_copies(&w, callee) : NULL;
+        if (copies && (int64_t)*copies >= o->max_recursive) {
+            decide(f, call, callee, false, "recursive, %u copies (max_recursive %" PRId64 ")", *copies,
+                   o->max_recursive);
+            continue;
+        }
         if (!callee || (callee->flags & VM_M_ABSTRACT) || !callee->code || !callee->ncode) {
             decide(f, call, callee, false, "abstract");
             continue;
@@ -741,6 +769,8 @@ void ir_inline(IrFunc *f, const IrOptions *o)
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         splice(&w, b, idx, cf, gop, guard, inl_count, again);
         size += add;
+        if (copies && copies != &w.full)
+            ++*copies;
     }
     direct_calls(f);
     /* the guarded ways were the inliner's scratch: calls compare equal

@@ -408,6 +408,8 @@ static char *inline_src(void)
         "method onlycat (Cat) : int static\n  regs int\n  CALLV r1, r0, Cat.name\n  RET r1\nend\n"
         "method solo (Solo) : int static\n  regs int\n  CALLI r1, r0, Solo.id\n  RET r1\nend\n"
         "method natv (int) : void static\n  CALLN _, r0, println_int\n  RETV\nend\n"
+        "method countdown (int) : int static\n  JLES r0, 0, zero\n  ADDK r0, r0, -1\n"
+        "  CALL r0, r0, countdown\nzero:\n  RET r0\nend\n"
         "method walk (int) : int static\n  regs int\n  JLES r0, 0, done\n  ADDK r1, r0, -1\n"
         "  CALL r1, r1, walk\n"          /* pc 2: recursive, found first */
         "  CALL r1, r1, huge\n"          /* pc 3: the same count */
@@ -569,6 +571,50 @@ TEST(ir_inline_recursion_last)
         CHECK_DECISION(f, "walk", 3, 0, true, "static");
         CHECK_DECISION(f, "walk", 2, 0, false, "growth limit");
         CHECK_INT(test_ir_count_op(f, IR_CALL), 1);   /* walk's own call */
+    }
+    ir_free(f);
+    test_unload(vm);
+}
+
+/* Copies of a method spliced into its own recursion are bounded in all
+ * (max_recursive): fib's tree of calls stops after 3, a chain of one
+ * recursive call unrolls to max_depth, and 0 inlines no recursion. */
+TEST(ir_inline_recursion_bounded)
+{
+    Vm *vm = run_src(inline_src());
+    IrOptions o = opts(40, 3, 10000);
+    CHECK_INT(o.max_recursive, 3);   /* the default */
+    IrFunc *f = compile(vm, "fib", &o);
+    if (f) {
+        CHECK_DECISION(f, "fib", 3, 0, true, "static, recursive");
+        CHECK_DECISION(f, "fib", 5, 0, true, "static, recursive");
+        CHECK_INT(f->ninlines, 3);   /* not the 14 of max_depth 3 */
+        int refused = 0;
+        for (uint32_t i = 0; i < f->ndecisions; i++)
+            refused += !f->decisions[i].yes && strstr(f->decisions[i].reason, "3 copies (max_recursive 3)");
+        /* the other three calls of the depth-1 copies, the third copy's two */
+        CHECK_INT(refused, 5);
+        CHECK_INT(test_ir_count_op(f, IR_CALL), 5);
+    }
+    ir_free(f);
+    f = compile(vm, "countdown", &o);
+    if (f) {
+        CHECK_INT(f->ninlines, 3);
+        CHECK_DECISION(f, "countdown", 2, 3, false, "depth limit (max_depth 3)");
+    }
+    ir_free(f);
+    o = opts(40, 5, 10000);
+    f = compile(vm, "countdown", &o);
+    if (f) {
+        CHECK_INT(f->ninlines, 3);
+        CHECK_DECISION(f, "countdown", 2, 3, false, "recursive, 3 copies (max_recursive 3)");
+    }
+    ir_free(f);
+    o.max_recursive = 0;
+    f = compile(vm, "fib", &o);
+    if (f) {
+        CHECK_INT(f->ninlines, 0);
+        CHECK_DECISION(f, "fib", 3, 0, false, "recursive, 0 copies (max_recursive 0)");
     }
     ir_free(f);
     test_unload(vm);
@@ -783,6 +829,7 @@ TEST(ir_inline_recursion_and_main)
 {
     Vm *vm = run_src(inline_src());
     IrOptions o = opts(40, 2, 10000);
+    o.max_recursive = 100;
     IrFunc *f = compile(vm, "fib", &o);
     if (f) {
         CHECK_DECISION(f, "fib", 3, 0, true, "static, recursive");
