@@ -719,6 +719,7 @@ Jit *jit_new(Vm *vm, JitMode mode, const JitTunables *tun, const IrOptions *ir, 
         vm_fail(err, "jit: out of memory");
         return NULL;
     }
+    jit_tmp_init();   /* TMPDIR set before any thread of ours compiles */
     jit->vm = vm;
     jit->mode = mode;
     if (tun)

@@ -185,7 +185,12 @@ void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
  * must not run). */
 bool jit_links_fill(const JitLoaded *u, const JitLinks *l, VmError *err);
 /* A private temporary directory (mkdtemp) and its removal with contents. */
-bool jit_tmpdir(char *buf, size_t size, VmError *err);
+/* The process's temporary directory, made at the first call (loader.c):
+ * libgccjit's and the units' files go there and go at exit or SIGINT. */
+void jit_tmp_init(void);
+/* A fresh directory for a unit's files: in the process's directory, or in
+ * $TMPDIR when kept (jit.dump=units) */
+bool jit_tmpdir(char *buf, size_t size, bool keep, VmError *err);
 void jit_rmdir(const char *dir);
 /* A unit's directory when it is loaded (or failed): removed, or with
  * jit.dump=units kept and named on stderr ("=== jit unit: WHAT: DIR"),

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,90 @@ double jit_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-bool jit_tmpdir(char *buf, size_t size, VmError *err)
+/* ---- the process's temporary directory ----------------------------------
+ * Every unit's directory and libgccjit's own (it follows TMPDIR, read at
+ * its first compile) go in one directory of the process,
+ * $TMPDIR/tally-PID-XXXXXX (0700), removed at exit and before SIGINT,
+ * SIGTERM or the time limit ends the process: an interrupted compile
+ * leaves nothing behind.  A unit kept for the reader (jit.dump=units) goes
+ * in $TMPDIR itself.  Set up once per process, before the first compile
+ * thread starts (jit_tmp_init from jit_new): TMPDIR changes only then. */
+static pthread_once_t tmp_once = PTHREAD_ONCE_INIT;
+static char tmp_base[2048];    /* $TMPDIR as the process had it, or /tmp */
+static char tmp_root[2100];    /* the process's directory; "" if none could be made */
+
+/* Removes what directory fd holds, directories depth levels deep: only
+ * system calls, so that a signal handler may run it. */
+static void remove_contents(int fd, int depth)
+{
+    char buf[4096];
+    for (int pass = 0; pass < 4; pass++) {   /* entries removed while read: read again */
+        bool removed = false;
+        if (lseek(fd, 0, SEEK_SET) < 0)
+            return;
+        ssize_t n;
+        while ((n = getdents64(fd, buf, sizeof buf)) > 0) {
+            for (ssize_t off = 0; off < n;) {
+                struct dirent64 *e = (struct dirent64 *)(buf + off);
+                off += e->d_reclen;
+                const char *nm = e->d_name;
+                if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+                    continue;
+                if (unlinkat(fd, nm, 0) == 0) {
+                    removed = true;
+                    continue;
+                }
+                int sub = depth > 0 ? openat(fd, nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) : -1;
+                if (sub >= 0) {
+                    remove_contents(sub, depth - 1);
+                    close(sub);
+                }
+                removed |= unlinkat(fd, nm, AT_REMOVEDIR) == 0;
+            }
+        }
+        if (!removed)
+            return;
+    }
+}
+
+static void tmp_cleanup(void)
+{
+    if (!tmp_root[0])
+        return;
+    int fd = open(tmp_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (fd >= 0) {
+        remove_contents(fd, 2);   /* a unit's or libgccjit's directory, its files */
+        close(fd);
+    }
+    rmdir(tmp_root);
+}
+
+static void tmp_setup(void)
 {
     const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp)
-        tmp = "/tmp";
-    if ((size_t)snprintf(buf, size, "%s/tally-jit-XXXXXX", tmp) >= size)
+    snprintf(tmp_base, sizeof tmp_base, "%s", tmp && *tmp ? tmp : "/tmp");
+    bool made = (size_t)snprintf(tmp_root, sizeof tmp_root, "%s/tally-%ld-XXXXXX", tmp_base, (long)getpid()) <
+                    sizeof tmp_root && mkdtemp(tmp_root);
+    if (!made || setenv("TMPDIR", tmp_root, 1) != 0) {
+        if (made)
+            rmdir(tmp_root);
+        tmp_root[0] = 0;   /* units go in $TMPDIR, as libgccjit's do */
+        return;
+    }
+    atexit(tmp_cleanup);
+    vm_at_fatal_signal(tmp_cleanup);
+}
+
+void jit_tmp_init(void)
+{
+    pthread_once(&tmp_once, tmp_setup);
+}
+
+bool jit_tmpdir(char *buf, size_t size, bool keep, VmError *err)
+{
+    jit_tmp_init();
+    const char *dir = keep || !tmp_root[0] ? tmp_base : tmp_root;
+    if ((size_t)snprintf(buf, size, "%s/tally-jit-XXXXXX", dir) >= size)
         return vm_fail(err, "temporary directory name too long");
     if (!mkdtemp(buf))
         return vm_fail(err, "mkdtemp %s: %s", buf, strerror(errno));
@@ -328,7 +407,7 @@ void *jit_load_asm(const char *text, size_t len, const char *symbol, VmError *er
 {
     char dir[4096];
     JitLoaded unit = {0};
-    if (!jit_tmpdir(dir, sizeof dir, err))
+    if (!jit_tmpdir(dir, sizeof dir, false, err))
         return NULL;
     bool ok = jit_load_text(dir, text, len, JIT_LOAD_AS, &unit, err);
     jit_rmdir(dir);

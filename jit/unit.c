@@ -217,7 +217,7 @@ static bool load_unit(Item *it, size_t n, gcc_jit_context *c, const JitTunables 
     bool dump_c = jit_dump_has(dump, "c"), dump_asm = jit_dump_has(dump, "asm");
     JitLoadRoute route = jit_load_route(tun);
     char dir[4096];
-    if (!jit_tmpdir(dir, sizeof dir, unit_err))
+    if (!jit_tmpdir(dir, sizeof dir, jit_dump_has(dump, "units"), unit_err))
         return false;
     /* the dump headers name every method of the unit */
     char names[512] = "";

@@ -523,7 +523,7 @@ static bool compile_bakeoff(Jit *jit, const JitBakeoffRequest *rq, JitBakeoffTab
     symbol(nm.dispatcher, sizeof nm.dispatcher, rq->id, "d", m->name);
 
     char dir[4096];
-    if (!jit_tmpdir(dir, sizeof dir, err))
+    if (!jit_tmpdir(dir, sizeof dir, jit_dump_has(tun->dump, "units"), err))
         return false;
     VmBuf all = {0};
     char *text[JIT_MAX_VARIANTS] = {0}, *raw[JIT_MAX_VARIANTS] = {0};

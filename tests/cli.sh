@@ -417,6 +417,60 @@ wait $pid
 st=$?
 [[ $st -eq 143 ]] && echo "PASS sigterm-without-stats" || echo "FAIL sigterm-without-stats: status $st"
 
+# The JIT's temporary files (libgccjit's and the units') live in one
+# directory of the process, gone after a normal end, a run-time error,
+# SIGTERM in the middle of a compile (with and without --stats: the
+# stats writer's path and the JIT's own handler) and the time limit; a
+# unit kept by jit.dump=units stays, in $TMPDIR itself.  Each run has a
+# TMPDIR of its own, which must be empty (or hold only the kept unit).
+printf 'fn sq(x: int): int { return x * x %% 7; }
+fn main() {
+    var s = 0;
+    for i in 0..4000000000 { s = s + sq(i); }
+    println(s);
+}
+' >"$D/jitlong.tl"
+tmp_left() { find "$1" -mindepth 1 | head -3 | tr '\n' ' '; }
+for how in plain stats; do
+    TD="$D/tmp-$how"
+    rm -rf "$TD" && mkdir -p "$TD"
+    extra=()
+    [[ $how == stats ]] && extra=(--stats="$D/tmp-$how.json")
+    TMPDIR="$TD" timeout $((120 * SCALE)) $T --log=jit "${extra[@]}" run "$D/jitlong.tl" >/dev/null 2>"$D/tmp-$how.err" </dev/null &
+    pid=$!
+    # the signal while gcc compiles: right after the first request
+    for ((k = 0; k < 200 * SCALE; k++)); do grep -q 'jit: queued' "$D/tmp-$how.err" && break; sleep 0.05; done
+    kill -TERM $pid
+    wait $pid
+    st=$?
+    if [[ $st -ne 143 ]]; then
+        echo "FAIL jit-tmp-sigterm-$how: status $st: $(head -2 "$D/tmp-$how.err")"
+    elif [[ -n $(tmp_left "$TD") ]]; then
+        echo "FAIL jit-tmp-sigterm-$how: left in TMPDIR: $(tmp_left "$TD")"
+    else
+        echo "PASS jit-tmp-sigterm-$how"
+    fi
+done
+TD="$D/tmp-end" && rm -rf "$TD" && mkdir -p "$TD"
+TMPDIR="$TD" $T --jit=eager run "$D/jitloop.tl" >/dev/null 2>&1
+printf 'fn at(a: int[], i: int): int { return a[i]; }\nfn main() {\n    let a = new int[2];\n    println(at(a, 1));\n    println(at(a, 5));\n}\n' >"$D/oob.tl"
+TMPDIR="$TD" $T --jit=eager run "$D/oob.tl" >/dev/null 2>&1
+[[ -z $(tmp_left "$TD") ]] && echo "PASS jit-tmp-end" || echo "FAIL jit-tmp-end: left in TMPDIR: $(tmp_left "$TD")"
+TD="$D/tmp-limit" && rm -rf "$TD" && mkdir -p "$TD"
+TMPDIR="$TD" $T -X vm.max_time=1 run "$D/jitlong.tl" >/dev/null 2>&1
+st=$?
+[[ $st -eq 3 && -z $(tmp_left "$TD") ]] && echo "PASS jit-tmp-time-limit" ||
+    echo "FAIL jit-tmp-time-limit: status $st, left in TMPDIR: $(tmp_left "$TD")"
+TD="$D/tmp-units" && rm -rf "$TD" && mkdir -p "$TD"
+TMPDIR="$TD" $T --jit=sync -X vm.hot_threshold=2 -X inline.max_depth=0 -X jit.dump=units run "$D/jitloop.tl" >/dev/null 2>"$D/tmp-units.err"
+kept=$(sed -n 's/^=== jit unit: .*: \(\/.*\)$/\1/p' "$D/tmp-units.err")
+left=$(find "$TD" -mindepth 1 -maxdepth 1 | sort | tr '\n' ' ')
+if [[ -z $kept ]] || [[ $left != "$(printf '%s\n' $kept | sort | tr '\n' ' ')" ]]; then
+    echo "FAIL jit-tmp-units-kept: kept '$kept', in TMPDIR '$left'"
+else
+    echo "PASS jit-tmp-units-kept"
+fi
+
 # ---- --sandbox: natives, heap and time limits (docs/security.md) ----
 # A module declaring a C function outside the standard library's allow-list
 # is refused at load (exit 2, naming library and symbol), as source and as

@@ -12,7 +12,8 @@
  * vm_outfile_write (a regular file through a temporary file renamed over
  * it, so a reader never sees half a file); the periodic
  * writer (vm_stats_writer_*) rewrites a regular file every second while the program
- * runs, and on SIGINT/SIGTERM before the signal ends the process; a time
+ * runs, and on SIGINT/SIGTERM before the signal ends the process (after
+ * the cleanups other modules registered, vm_at_fatal_signal); a time
  * limit (vm_stats_exit, from vm/watchdog.c) ends the process the same way,
  * with its own exit status instead of a signal.  Dumps
  * taken while the program runs are snapshots: each counter is read once
@@ -312,6 +313,51 @@ static void signal_sem_init(void)
 
 static struct timespec signal_first;   /* when signal_caught was set */
 
+/* Cleanups to run before a signal or the time limit ends the process
+ * (vm_at_fatal_signal): async-signal-safe functions, in the order given. */
+#define FATAL_CLEANUPS 4
+static void (*fatal_cleanup[FATAL_CLEANUPS])(void);
+static int nfatal;                 /* slots filled (atomic) */
+
+static void run_fatal_cleanups(void)
+{
+    int n = __atomic_load_n(&nfatal, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n && i < FATAL_CLEANUPS; i++)
+        if (fatal_cleanup[i])
+            fatal_cleanup[i]();
+}
+
+/* SIGINT and SIGTERM when no stats writer catches them: the cleanups,
+ * then the default action. */
+static void on_fatal_signal(int sig)
+{
+    run_fatal_cleanups();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+bool vm_at_fatal_signal(void (*fn)(void))
+{
+    int k = __atomic_load_n(&nfatal, __ATOMIC_ACQUIRE);
+    if (k >= FATAL_CLEANUPS)
+        return false;
+    fatal_cleanup[k] = fn;
+    __atomic_store_n(&nfatal, k + 1, __ATOMIC_RELEASE);
+    /* a disposition someone chose (ignored, a handler) stays theirs */
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_fatal_signal;
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
+    return true;
+}
+
 static void on_signal(int sig)
 {
     int saved = errno;
@@ -328,6 +374,7 @@ static void on_signal(int sig)
             errno = saved;
             return;
         }
+        run_fatal_cleanups();
         signal(sig, SIG_DFL);
         raise(sig);
     } else {
@@ -343,6 +390,7 @@ static void on_signal(int sig)
  * have given without us (a shell reports 128 + signal). */
 static _Noreturn void die_by(int sig)
 {
+    run_fatal_cleanups();
     signal(sig, SIG_DFL);
     sigset_t set;
     sigemptyset(&set);
@@ -355,8 +403,10 @@ static _Noreturn void die_by(int sig)
 /* Ends the process as signal_caught asks, after the final write. */
 static _Noreturn void end_as_asked(int sig)
 {
-    if (sig == END_BY_EXIT)
+    if (sig == END_BY_EXIT) {
+        run_fatal_cleanups();
         _exit(__atomic_load_n(&exit_status, __ATOMIC_RELAXED));
+    }
     die_by(sig);
 }
 
@@ -523,5 +573,6 @@ void vm_stats_exit(int status)
         for (;;)
             pause();
     }
+    run_fatal_cleanups();
     _exit(status);
 }

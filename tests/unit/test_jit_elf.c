@@ -71,7 +71,7 @@ static const char CTOR[] =
 static bool load(const char *text, JitLoaded *u, VmError *err)
 {
     char dir[256];
-    if (!jit_tmpdir(dir, sizeof dir, err))
+    if (!jit_tmpdir(dir, sizeof dir, false, err))
         return false;
     bool ok = jit_load_text(dir, text, strlen(text), JIT_LOAD_ELF, u, err);
     jit_rmdir(dir);
@@ -83,7 +83,7 @@ static bool assemble(const char *text, VmBuf *obj)
 {
     char dir[256], cmd[1024], spath[300];
     VmError err;
-    if (!jit_tmpdir(dir, sizeof dir, &err))
+    if (!jit_tmpdir(dir, sizeof dir, false, &err))
         return false;
     snprintf(spath, sizeof spath, "%s/t.s", dir);
     FILE *f = fopen(spath, "w");

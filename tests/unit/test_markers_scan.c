@@ -89,7 +89,7 @@ static bool load(const char *text, size_t len, JitLoaded *u)
 {
     char dir[256];
     VmError err;
-    if (!jit_tmpdir(dir, sizeof dir, &err)) {
+    if (!jit_tmpdir(dir, sizeof dir, false, &err)) {
         test_fail(__FILE__, __LINE__, "%s", err.msg);
         return false;
     }
@@ -850,7 +850,7 @@ TEST(markers_timed_exact_all_option_sets)
         char dir[256], spath[300];
         char *text = NULL;
         size_t len = 0;
-        bool ok = jit_options_apply(c, sets[i], &err) && jit_tmpdir(dir, sizeof dir, &err);
+        bool ok = jit_options_apply(c, sets[i], &err) && jit_tmpdir(dir, sizeof dir, false, &err);
         if (ok) {
             for (int s = 0; s < MK_NSHAPES; s++)
                 mk_shape_build(c, shapes[s]);
