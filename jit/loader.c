@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,8 @@ double jit_now_us(void)
  * SIGTERM or the time limit ends the process: an interrupted compile
  * leaves nothing behind.  A unit kept for the reader (jit.dump=units) goes
  * in $TMPDIR itself.  Set up once per process, before the first compile
- * thread starts (jit_tmp_init from jit_new): TMPDIR changes only then. */
+ * thread starts (jit_tmp_init from jit_new): TMPDIR changes only then.
+ * The directories of runs killed outright are swept up then too. */
 static pthread_once_t tmp_once = PTHREAD_ONCE_INIT;
 static char tmp_base[2048];    /* $TMPDIR as the process had it, or /tmp */
 static char tmp_root[2100];    /* the process's directory; "" if none could be made */
@@ -102,6 +104,35 @@ static void tmp_cleanup(void)
     rmdir(tmp_root);
 }
 
+/* Removes the directories `tally-PID-XXXXXX` in tmp_base that are the
+ * user's and whose process is gone (killed with -9, crashed): left by
+ * a run nothing could clean up after.  A live PID, another owner, a
+ * symbolic link or any other name is left alone. */
+static void sweep_stale(void)
+{
+    DIR *d = opendir(tmp_base);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid;
+        char tail[16];
+        if (sscanf(e->d_name, "tally-%ld-%15s", &pid, tail) != 2 || strlen(tail) != 6 || pid <= 0 ||
+            pid == (long)getpid() || (kill((pid_t)pid, 0) != 0 ? errno != ESRCH : true))
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) == 0 && st.st_uid == geteuid()) {
+            remove_contents(fd, 2);
+            unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+        }
+        close(fd);
+    }
+    closedir(d);
+}
+
 static void tmp_setup(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -116,6 +147,7 @@ static void tmp_setup(void)
     }
     atexit(tmp_cleanup);
     vm_at_fatal_signal(tmp_cleanup);
+    sweep_stale();
 }
 
 void jit_tmp_init(void)

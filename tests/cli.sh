@@ -470,6 +470,18 @@ if [[ -z $kept ]] || [[ $left != "$(printf '%s\n' $kept | sort | tr '\n' ' ')" ]
 else
     echo "PASS jit-tmp-units-kept"
 fi
+# a run's directory that kill -9 left behind is swept up by the next run
+# that compiles: only a dead process's, and only by that name
+TD="$D/tmp-stale" && rm -rf "$TD" && mkdir -p "$TD"
+true &
+dead=$!
+wait $dead
+mkdir -p "$TD/tally-$dead-abcdef/libgccjit-x" "$TD/tally-$$-ghijkl" "$TD/tally-jit-other"
+touch "$TD/tally-$dead-abcdef/libgccjit-x/fake.s" "$TD/tally-$$-ghijkl/f"
+TMPDIR="$TD" $T --jit=eager run "$D/jitloop.tl" >/dev/null 2>&1
+left=$(cd "$TD" && ls | tr '\n' ' ')
+[[ $left == "tally-$$-ghijkl tally-jit-other " ]] && echo "PASS jit-tmp-stale-swept" ||
+    echo "FAIL jit-tmp-stale-swept: left '$left'"
 
 # ---- --sandbox: natives, heap and time limits (docs/security.md) ----
 # A module declaring a C function outside the standard library's allow-list

@@ -711,7 +711,8 @@ VmStatsWriter *vm_stats_writer_start(Vm *vm, const char *path, int period_ms, bo
 bool vm_stats_writer_stop(VmStatsWriter *w, VmError *err);
 /* Registers fn (async-signal-safe) to run before SIGINT, SIGTERM or the
  * time limit ends the process, and catches SIGINT and SIGTERM for it where
- * their action is the default; false when the few slots are taken. */
+ * their action is the default; false when the few slots are taken.  Called
+ * once per module (pthread_once), before its threads start. */
 bool vm_at_fatal_signal(void (*fn)(void));
 /* Ends the process with `status` from any thread (vm/watchdog.c's time
  * limit): when a writer catches signals, the way SIGINT and SIGTERM do,
