@@ -105,6 +105,21 @@ static bool recursive(const IrFunc *f, const IrInsn *call, const VmMethod *calle
     return false;
 }
 
+/* The copies of m spliced so far into recursions of m: inline sites of m
+ * inside the function m or inside another site of m. */
+static uint32_t recursive_copies(const IrFunc *f, const VmMethod *m)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->ninlines; i++) {
+        const IrInline *s = f->inlines[i];
+        bool rec = s->callee == m && f->method == m;
+        for (const IrInline *p = s->parent; p && s->callee == m && !rec; p = p->parent)
+            rec = p->callee == m;
+        n += rec;
+    }
+    return n;
+}
+
 /* The class to guard for at a CALLV/CALLI site whose ways in `done` (a
  * bit per VmCallSite.seen way) are guarded already: the most frequent
  * other way of the fewest most frequent ways holding ≥ mono_percent % of
@@ -294,27 +309,11 @@ typedef struct Cand {
 
 typedef struct Work {
     IrFunc *f;
-    struct { const VmMethod *m; uint32_t n; } rec[8];   /* recursive copies per callee */
-    uint32_t nrec, full;       /* full: what a callee past the table counts (UINT32_MAX) */
     Cand *heap;
     uint32_t n, cap, serial;
     IrFunc **built;            /* callee IR built so far, reused per site */
     uint32_t nbuilt, capbuilt;
 } Work;
-
-/* The count of m's copies spliced into recursions of m so far; a full
- * table counts as the limit reached (NULL is never returned for m). */
-static uint32_t *recursive_copies(Work *w, const VmMethod *m)
-{
-    for (uint32_t i = 0; i < w->nrec; i++)
-        if (w->rec[i].m == m)
-            return &w->rec[i].n;
-    if (w->nrec == sizeof w->rec / sizeof w->rec[0])
-        return &w->full;
-    w->rec[w->nrec].m = m;
-    w->rec[w->nrec].n = 0;
-    return &w->rec[w->nrec++].n;
-}
 
 static bool before_in(const Cand *a, const Cand *b)
 {
@@ -623,7 +622,7 @@ static IrFunc *callee_ir(Work *w, VmMethod *callee, VmError *err)
 
 void ir_inline(IrFunc *f, const IrOptions *o)
 {
-    Work w = {.f = f, .full = UINT32_MAX};
+    Work w = {.f = f};
     for (uint32_t i = 0; i < f->nblocks; i++)
         for (uint32_t k = 0; k < f->blocks[i]->ninsns; k++) {
             f->blocks[i]->insns[k].mark = 0;
@@ -712,9 +711,10 @@ void ir_inline(IrFunc *f, const IrOptions *o)
                    callee && recursive(f, call, callee) ? "recursive, " : "", o->max_depth);
             continue;
         }
-        uint32_t *copies = callee && recursive(f, call, callee) ? recursive_copies(&w, callee) : NULL;
-        if (copies && (int64_t)*copies >= o->max_recursive) {
-            decide(f, call, callee, false, "recursive, %u copies (max_recursive %" PRId64 ")", *copies,
+        bool rec = callee && recursive(f, call, callee);
+        uint32_t copies = rec ? recursive_copies(f, callee) : 0;
+        if (rec && (int64_t)copies >= o->max_recursive) {
+            decide(f, call, callee, false, "recursive, %u copies (max_recursive %" PRId64 ")", copies,
                    o->max_recursive);
             continue;
         }
@@ -750,7 +750,6 @@ void ir_inline(IrFunc *f, const IrOptions *o)
                    size + add, cap < IR_MAX_INSNS ? cap : (uint64_t)IR_MAX_INSNS, growth);
             continue;
         }
-        bool rec = recursive(f, call, callee);
         if (gop == IR_GUARD_FN)
             decide(f, call, callee, true, "closure made here%s%s", rec ? ", recursive" : "",
                    max_size > o->max_callee_size ? ", hot site" : "");
@@ -769,8 +768,6 @@ void ir_inline(IrFunc *f, const IrOptions *o)
                    rec ? ", recursive" : "", max_size > o->max_callee_size ? ", hot site" : "");
         splice(&w, b, idx, cf, gop, guard, inl_count, again);
         size += add;
-        if (copies && copies != &w.full)
-            ++*copies;
     }
     direct_calls(f);
     /* the guarded ways were the inliner's scratch: calls compare equal

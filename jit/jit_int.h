@@ -184,12 +184,12 @@ void *jit_load_symbol(const JitLoaded *u, const char *name, size_t *size);
  * its sym is empty); false + err if the setter is missing (then the code
  * must not run). */
 bool jit_links_fill(const JitLoaded *u, const JitLinks *l, VmError *err);
-/* A private temporary directory (mkdtemp) and its removal with contents. */
 /* The process's temporary directory, made at the first call (loader.c):
  * libgccjit's and the units' files go there and go at exit or SIGINT. */
 void jit_tmp_init(void);
-/* A fresh directory for a unit's files: in the process's directory, or in
- * $TMPDIR when kept (jit.dump=units) */
+/* A fresh private directory (mkdtemp) for a unit's files: in the process's
+ * directory, or in $TMPDIR when kept (jit.dump=units); its removal with
+ * contents. */
 bool jit_tmpdir(char *buf, size_t size, bool keep, VmError *err);
 void jit_rmdir(const char *dir);
 /* A unit's directory when it is loaded (or failed): removed, or with
